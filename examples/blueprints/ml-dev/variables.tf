@@ -1,0 +1,33 @@
+variable "project_id" {
+  description = "Project to deploy the ml-dev environment into."
+  type        = string
+}
+
+variable "region" {
+  description = "Region of the cluster's subnet, router and NAT."
+  type        = string
+  default     = "us-central1"
+}
+
+variable "zone" {
+  description = "Zone of the cluster's VMs and zonal storage."
+  type        = string
+  default     = "us-central1-a"
+}
+
+variable "name" {
+  description = "Name of the environment; prefixes every resource."
+  type        = string
+  default     = "ml-dev"
+
+  validation {
+    condition     = can(regex("^[a-z]([-a-z0-9]{0,30}[a-z0-9])?$", var.name))
+    error_message = "The name must be 1-32 lowercase letters, digits or hyphens, start with a letter and not end with a hyphen."
+  }
+}
+
+variable "subnet_cidr" {
+  description = "Primary range of the cluster subnet."
+  type        = string
+  default     = "10.0.0.0/20"
+}

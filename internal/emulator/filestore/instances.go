@@ -1,0 +1,345 @@
+package filestore
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"cloud.google.com/go/filestore/apiv1/filestorepb"
+	"google.golang.org/genproto/googleapis/cloud/common"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/core"
+	sn "github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/servicenetworking"
+)
+
+func (s *Service) createInstance(w http.ResponseWriter, r *http.Request) {
+	project, location := r.PathValue("project"), r.PathValue("location")
+	id := r.URL.Query().Get("instanceId")
+	var in filestorepb.Instance
+	if err := core.ReadJSON(r, &in); err != nil {
+		fail(w, r, err)
+		return
+	}
+	ni, verr := s.validateCreate(project, location, id, &in)
+	if verr != nil {
+		fail(w, r, verr)
+		return
+	}
+	name := parent(r) + "/instances/" + id
+	inst := s.initialInstance(name, ni)
+	err := s.Store.Update(func(tx *core.Tx) error {
+		if tx.Exists(KindInstances, name) {
+			return core.GoogleError(http.StatusConflict, "Resource '%s' already exists", name)
+		}
+		return tx.Put(KindInstances, name, inst)
+	})
+	if err != nil {
+		fail(w, r, err)
+		return
+	}
+	l := s.Ops.StartLRO(r, core.LROSpec{
+		Parent:   parent(r),
+		Metadata: s.metadata(name, "create"),
+		Apply:    func(tx *core.Tx) (any, error) { return s.completeCreate(tx, name, ni) },
+		Rollback: func(tx *core.Tx) {
+			var cur filestorepb.Instance
+			if ok, _ := tx.Get(KindInstances, name, &cur); ok && cur.GetState() == filestorepb.Instance_CREATING {
+				tx.Delete(KindInstances, name)
+			}
+		},
+	})
+	core.WriteJSON(w, http.StatusOK, l)
+}
+
+// initialInstance is the instance as it shows while CREATING: the request with defaults and the server's
+// fields filled in, output-only fields the client sent dropped.
+func (s *Service) initialInstance(name string, ni *newInstance) *filestorepb.Instance {
+	inst := proto.Clone(ni.inst).(*filestorepb.Instance)
+	inst.Name = name
+	inst.State = filestorepb.Instance_CREATING
+	inst.StatusMessage = ""
+	inst.CreateTime = timestamppb.New(s.Now())
+	inst.Etag = s.etag()
+	inst.SuspensionReasons = nil
+	inst.SatisfiesPzs = nil
+	inst.SatisfiesPzi = false
+	inst.PerformanceLimits = nil
+	if inst.Protocol == filestorepb.Instance_FILE_PROTOCOL_UNSPECIFIED {
+		inst.Protocol = filestorepb.Instance_NFS_V3
+	}
+	nc := inst.Networks[0]
+	if len(nc.Modes) == 0 {
+		nc.Modes = []filestorepb.NetworkConfig_AddressMode{filestorepb.NetworkConfig_MODE_IPV4}
+	}
+	if nc.ConnectMode == filestorepb.NetworkConfig_CONNECT_MODE_UNSPECIFIED {
+		nc.ConnectMode = filestorepb.NetworkConfig_DIRECT_PEERING
+	}
+	nc.IpAddresses = nil
+	return inst
+}
+
+// completeCreate runs when the create operation ends: capacity check, IP block, backing directory, READY.
+func (s *Service) completeCreate(tx *core.Tx, name string, ni *newInstance) (any, error) {
+	var inst filestorepb.Instance
+	if ok, _ := tx.Get(KindInstances, name, &inst); !ok || inst.GetState() != filestorepb.Instance_CREATING {
+		return nil, core.NewOpError(http.StatusConflict, "ABORTED", fmt.Sprintf("Instance '%s' was deleted before its creation completed.", name))
+	}
+	project, location := nameParts(name)
+	if sn.StorageStockout(s.Faults, location, "filestore/"+ni.tier.Name) {
+		return nil, sn.StockoutError(project, location)
+	}
+	nc := inst.Networks[0]
+	req := sn.BlockRequest{Network: ni.network, Owner: name, Service: ProducerService, PrefixLength: ni.tier.DirectPeeringPrefix}
+	var a sn.Allocation
+	var err error
+	if nc.GetConnectMode() == filestorepb.NetworkConfig_PRIVATE_SERVICE_ACCESS {
+		req.Range = nc.GetReservedIpRange()
+		a, err = sn.AllocatePSA(tx, req)
+	} else {
+		a, err = sn.ReserveDirect(tx, req, nc.GetReservedIpRange())
+	}
+	if err != nil {
+		return nil, err
+	}
+	if nc.ReservedIpRange == "" {
+		nc.ReservedIpRange = a.CIDR
+	}
+	nc.IpAddresses = []string{a.Host(2)}
+	inst.State = filestorepb.Instance_READY
+	inst.Etag = s.etag()
+	if err := s.backing.Ensure(backingPath(name, inst.FileShares[0].GetName())...); err != nil {
+		return nil, err
+	}
+	if err := tx.Put(KindInstances, name, &inst); err != nil {
+		return nil, err
+	}
+	return core.Typed(instanceTypeURL, &inst), nil
+}
+
+func (s *Service) getInstance(w http.ResponseWriter, r *http.Request) {
+	name := instanceName(r)
+	b, ok := s.Store.GetRaw(KindInstances, name)
+	if !ok {
+		fail(w, r, core.GoogleNotFound(name))
+		return
+	}
+	core.WriteJSON(w, http.StatusOK, b)
+}
+
+func (s *Service) listInstances(w http.ResponseWriter, r *http.Request) {
+	prefix := parent(r) + "/instances/"
+	if r.PathValue("location") == "-" {
+		prefix = "projects/" + r.PathValue("project") + "/locations/"
+	}
+	items, next, err := core.Page(r, s.Store.List(KindInstances, prefix))
+	if err != nil {
+		fail(w, r, err)
+		return
+	}
+	body := map[string]any{}
+	if len(items) > 0 {
+		body["instances"] = items
+	}
+	if next != "" {
+		body["nextPageToken"] = next
+	}
+	core.WriteJSON(w, http.StatusOK, body)
+}
+
+// updatable are the update_mask paths instances.patch accepts.
+var updatable = []string{"description", "file_shares", "labels", "performance_config", "deletion_protection_enabled", "deletion_protection_reason"}
+
+func (s *Service) patchInstance(w http.ResponseWriter, r *http.Request) {
+	name := instanceName(r)
+	var in filestorepb.Instance
+	if err := core.ReadJSON(r, &in); err != nil {
+		fail(w, r, err)
+		return
+	}
+	var cur filestorepb.Instance
+	if ok, _ := s.Store.Get(KindInstances, name, &cur); !ok {
+		fail(w, r, core.GoogleNotFound(name))
+		return
+	}
+	paths := sn.MaskPaths(r.URL.Query().Get("updateMask"))
+	if len(paths) == 0 {
+		fail(w, r, badRequest("update_mask: at least one field path is required (updatable: %s).", strings.Join(updatable, ", ")))
+		return
+	}
+	want, err := validatePatch(&cur, &in, paths)
+	if err != nil {
+		fail(w, r, err)
+		return
+	}
+	if cur.GetState() != filestorepb.Instance_READY {
+		fail(w, r, failedPrecondition("Instance '%s' is %s; it can only be updated when READY.", name, cur.GetState()))
+		return
+	}
+	l := s.Ops.StartLRO(r, core.LROSpec{
+		Parent:   parent(r),
+		Metadata: s.metadata(name, "update"),
+		Apply: func(tx *core.Tx) (any, error) {
+			var now filestorepb.Instance
+			if ok, _ := tx.Get(KindInstances, name, &now); !ok {
+				return nil, core.NewOpError(http.StatusNotFound, "NOT_FOUND", fmt.Sprintf("Resource '%s' was not found", name))
+			}
+			applyMask(&now, want, paths)
+			now.Etag = s.etag()
+			if err := tx.Put(KindInstances, name, &now); err != nil {
+				return nil, err
+			}
+			return core.Typed(instanceTypeURL, &now), nil
+		},
+	})
+	core.WriteJSON(w, http.StatusOK, l)
+}
+
+// validatePatch checks every masked field of in against the current instance and returns cur with the
+// change applied (the values to copy at completion).
+func validatePatch(cur, in *filestorepb.Instance, paths []string) (*filestorepb.Instance, *core.APIError) {
+	want := proto.Clone(cur).(*filestorepb.Instance)
+	for _, p := range paths {
+		switch p {
+		case "description":
+			if len(in.GetDescription()) > maxDescription {
+				return nil, badRequest("instance.description: must be at most %d characters, got %d.", maxDescription, len(in.GetDescription()))
+			}
+		case "labels":
+			if err := sn.ValidateLabels("instance.labels", in.GetLabels()); err != nil {
+				return nil, err
+			}
+		case "file_shares":
+			if err := validateShareChange(cur, in); err != nil {
+				return nil, err
+			}
+		case "deletion_protection_enabled", "deletion_protection_reason", "performance_config":
+		default:
+			return nil, badRequest("update_mask: field '%s' cannot be updated; updatable fields are %s.", p, strings.Join(updatable, ", "))
+		}
+	}
+	applyMask(want, in, paths)
+	if want.GetDeletionProtectionReason() != "" && !want.GetDeletionProtectionEnabled() {
+		return nil, badRequest("instance.deletion_protection_reason: can only be set when deletion_protection_enabled is true.")
+	}
+	return want, nil
+}
+
+func validateShareChange(cur, in *filestorepb.Instance) *core.APIError {
+	if n := len(in.GetFileShares()); n != 1 {
+		return badRequest("instance.file_shares: exactly one file share is required, got %d.", n)
+	}
+	old, nw := cur.GetFileShares()[0], in.GetFileShares()[0]
+	if nw.GetName() != old.GetName() {
+		return badRequest("instance.file_shares[0].name: the file share name cannot be changed (is '%s', requested '%s').", old.GetName(), nw.GetName())
+	}
+	if nw.GetCapacityGb() != old.GetCapacityGb() {
+		if e := catalog.ValidateFilestoreResize(cur.GetTier().String(), old.GetCapacityGb(), nw.GetCapacityGb()); e != nil {
+			return badRequest("instance.file_shares[0].capacity_gb: %v.", e)
+		}
+	}
+	return nil
+}
+
+// applyMask copies the masked fields of src into dst.
+func applyMask(dst, src *filestorepb.Instance, paths []string) {
+	for _, p := range paths {
+		switch p {
+		case "description":
+			dst.Description = src.GetDescription()
+		case "labels":
+			dst.Labels = src.GetLabels()
+		case "file_shares":
+			share := dst.FileShares[0]
+			share.CapacityGb = src.GetFileShares()[0].GetCapacityGb()
+			share.NfsExportOptions = src.GetFileShares()[0].GetNfsExportOptions()
+		case "deletion_protection_enabled":
+			dst.DeletionProtectionEnabled = src.GetDeletionProtectionEnabled()
+			if !dst.DeletionProtectionEnabled {
+				dst.DeletionProtectionReason = ""
+			}
+		case "deletion_protection_reason":
+			dst.DeletionProtectionReason = src.GetDeletionProtectionReason()
+		case "performance_config":
+			dst.PerformanceConfig = src.GetPerformanceConfig()
+		}
+	}
+}
+
+func (s *Service) deleteInstance(w http.ResponseWriter, r *http.Request) {
+	name := instanceName(r)
+	if v := r.URL.Query().Get("force"); v != "" {
+		// force also deletes snapshots; the emulator keeps none, so it only has to be well-formed.
+		if _, err := strconv.ParseBool(v); err != nil {
+			fail(w, r, badRequest("force: invalid boolean value '%s'.", v))
+			return
+		}
+	}
+	var prev filestorepb.Instance
+	err := s.Store.Update(func(tx *core.Tx) error {
+		if ok, _ := tx.Get(KindInstances, name, &prev); !ok {
+			return core.GoogleNotFound(name)
+		}
+		if prev.GetDeletionProtectionEnabled() {
+			msg := fmt.Sprintf("Cannot delete instance '%s' because deletion protection is enabled", name)
+			if reason := prev.GetDeletionProtectionReason(); reason != "" {
+				msg += " (reason: " + reason + ")"
+			}
+			return failedPrecondition("%s. Disable deletion protection (deletion_protection_enabled=false) first.", msg)
+		}
+		if prev.GetState() == filestorepb.Instance_DELETING {
+			return failedPrecondition("Instance '%s' is already being deleted.", name)
+		}
+		next := proto.Clone(&prev).(*filestorepb.Instance)
+		next.State = filestorepb.Instance_DELETING
+		return tx.Put(KindInstances, name, next)
+	})
+	if err != nil {
+		fail(w, r, err)
+		return
+	}
+	l := s.Ops.StartLRO(r, core.LROSpec{
+		Parent:   parent(r),
+		Metadata: s.metadata(name, "delete"),
+		Apply: func(tx *core.Tx) (any, error) {
+			sn.ReleaseOwner(tx, name)
+			tx.Delete(KindInstances, name)
+			return core.Typed(emptyTypeURL, struct{}{}), nil
+		},
+		Rollback: func(tx *core.Tx) {
+			var cur filestorepb.Instance
+			if ok, _ := tx.Get(KindInstances, name, &cur); ok && cur.GetState() == filestorepb.Instance_DELETING {
+				cur.State = prev.GetState()
+				_ = tx.Put(KindInstances, name, &cur)
+			}
+		},
+	})
+	core.WriteJSON(w, http.StatusOK, l)
+}
+
+// metadata renders common.OperationMetadata for an operation on target started now.
+func (s *Service) metadata(target, verb string) func(done bool, now time.Time) any {
+	start := s.Now()
+	return func(done bool, now time.Time) any {
+		m := &common.OperationMetadata{CreateTime: timestamppb.New(start), Target: target, Verb: verb, ApiVersion: "v1"}
+		if done {
+			m.EndTime = timestamppb.New(now)
+		}
+		return core.Typed(metadataTypeURL, m)
+	}
+}
+
+func (s *Service) etag() string { return s.Rand.Hex(16) }
+
+// nameParts returns the project and location of projects/{p}/locations/{l}/...
+func nameParts(name string) (project, location string) {
+	parts := strings.Split(name, "/")
+	if len(parts) >= 4 {
+		return parts[1], parts[3]
+	}
+	return "", ""
+}

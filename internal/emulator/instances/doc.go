@@ -1,0 +1,24 @@
+// Package instances emulates Compute Engine's VM family on top of the emulator core: instances (insert, get, list,
+// aggregatedList, delete, setMetadata, setLabels, reset, stop, start, getGuestAttributes, getSerialPortOutput),
+// zonal and regional bulkInsert, instance templates (global and regional), resource policies and the reservations
+// the admin API seeds (read-only here, with live inUseCount).
+//
+// Resources are kept in the core store as protojson of the computepb types, so list answers need no re-encoding and
+// the wire format is the official Go client's. Every change a VM causes outside its own record (quota usage,
+// reservation inUseCount, the capacity ledger of the stockout-after-N fault) is made in the same store transaction
+// as the VM change, so a failed operation leaves nothing behind.
+//
+// Store kinds and keys:
+//
+//	compute.instances                 projects/P/zones/Z/instances/N          computepb.Instance
+//	compute.instanceTemplates         projects/P/global/instanceTemplates/N   computepb.InstanceTemplate
+//	compute.regionInstanceTemplates   projects/P/regions/R/instanceTemplates/N
+//	compute.resourcePolicies          projects/P/regions/R/resourcePolicies/N computepb.ResourcePolicy
+//	compute.guestAttributes           the instance key                        GuestAttributeSet
+//	emulator.instanceCharges          the instance key                        Charge (quota and reservation held)
+//	emulator.capacity                 ZONE/MACHINETYPE                        Capacity (stockout after N VMs)
+//	compute.reservations              projects/P/zones/Z/reservations/N       (the compute package's kind)
+//
+// A local runtime (package vmruntime) may be attached with SetRuntime: VMs that reach RUNNING are then booted as
+// hosts, and stop/start/reset/delete are mirrored; without one the emulator is API-only.
+package instances

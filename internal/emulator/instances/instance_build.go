@@ -1,0 +1,653 @@
+package instances
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"cloud.google.com/go/compute/apiv1/computepb"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/compute"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/core"
+)
+
+// Instance status values.
+const (
+	statusProvisioning = "PROVISIONING"
+	statusStaging      = "STAGING"
+	statusRunning      = "RUNNING"
+	statusStopping     = "STOPPING"
+	statusTerminated   = "TERMINATED"
+	statusPending      = "PENDING"
+)
+
+// Scheduling values.
+const (
+	modelStandard    = "STANDARD"
+	modelSpot        = "SPOT"
+	modelFlexStart   = "FLEX_START"
+	modelReservation = "RESERVATION_BOUND"
+
+	anyReservation      = "ANY_RESERVATION"
+	noReservation       = "NO_RESERVATION"
+	specificReservation = "SPECIFIC_RESERVATION"
+	reservationNameKey  = "compute.googleapis.com/reservation-name"
+
+	minFlexRun = 30 * time.Second
+	maxFlexRun = 7 * 24 * time.Hour
+)
+
+// plan is a validated instance description, independent of the instance's name, so bulkInsert validates once and
+// stamps out many VMs.
+type plan struct {
+	project, zone, region string
+	proto                 *computepb.Instance
+	mt                    catalog.MachineType
+	nics                  []nicPlan
+	disks                 []diskPlan
+}
+
+type nicPlan struct {
+	subnet, cidr, ip string // ip: requested address ("" = allocate)
+}
+
+type diskPlan struct {
+	derive bool   // source is projects/P/zones/Z/disks/<instance name><suffix>
+	suffix string // "" for the boot disk
+}
+
+// machineTypeName extracts the machine type name from a URL, a partial path or a bare name, and the zone the
+// reference names ("" for a bare name).
+func machineTypeName(ref string) (name, zone string) {
+	rel := core.RelativePath(ref)
+	parts := strings.Split(rel, "/")
+	for i := 0; i+1 < len(parts); i++ {
+		if parts[i] == "zones" {
+			zone = parts[i+1]
+		}
+	}
+	return parts[len(parts)-1], zone
+}
+
+// resolveMachineType validates a machine type reference for zone against the catalog.
+func resolveMachineType(field, ref, zone string) (catalog.MachineType, *core.APIError) {
+	if ref == "" {
+		return catalog.MachineType{}, core.Required(field)
+	}
+	name, refZone := machineTypeName(ref)
+	if refZone != "" && refZone != zone {
+		return catalog.MachineType{}, core.InvalidField(field, ref, fmt.Sprintf("Machine type zone '%s' does not match the instance zone '%s'.", refZone, zone))
+	}
+	mt, ok := catalog.Machine(name)
+	z, zok := catalog.Zone(zone)
+	if !ok || !zok || !z.Offers(name) {
+		return catalog.MachineType{}, core.InvalidField(field, ref, fmt.Sprintf("Machine type with name '%s' does not exist in zone '%s'.", name, zone))
+	}
+	return mt, nil
+}
+
+// plan validates inst (as sent, or merged from a template) for project/zone and fills every server-owned field
+// that does not depend on the instance's name. field is the request path of the instance ("resource", or
+// "resource.instanceProperties" for bulkInsert).
+func (s *Service) plan(project, zone string, inst *computepb.Instance, field string) (*plan, *core.APIError) {
+	region, _ := catalog.RegionOf(zone)
+	p := &plan{project: project, zone: zone, region: region}
+	mt, err := resolveMachineType(field+".machineType", inst.GetMachineType(), zone)
+	if err != nil {
+		return nil, err
+	}
+	p.mt = mt
+	out := proto.Clone(inst).(*computepb.Instance)
+	out.Kind = proto.String("compute#instance")
+	out.Zone = proto.String(core.SelfLink(fmt.Sprintf("projects/%s/zones/%s", project, zone)))
+	out.MachineType = proto.String(core.SelfLink(fmt.Sprintf("projects/%s/zones/%s/machineTypes/%s", project, zone, mt.Name)))
+	out.Status = nil
+	out.StatusMessage = nil
+	out.Id = nil
+	out.SelfLink = nil
+	out.CreationTimestamp = nil
+	out.ResourceStatus = nil
+	out.LastStartTimestamp, out.LastStopTimestamp = nil, nil
+	out.CpuPlatform = proto.String(cpuPlatform(mt))
+	if out.DeletionProtection == nil {
+		out.DeletionProtection = proto.Bool(false)
+	}
+	if out.CanIpForward == nil {
+		out.CanIpForward = proto.Bool(false)
+	}
+	out.StartRestricted = proto.Bool(false)
+	if h := out.GetHostname(); h != "" {
+		if err := validateHostname(field+".hostname", h); err != nil {
+			return nil, err
+		}
+	}
+
+	if err := validateMetadata(field+".metadata", out.GetMetadata()); err != nil {
+		return nil, err
+	}
+	out.Metadata = s.normalizeMetadata(out.Metadata)
+	if err := validateLabels(field+".labels", out.GetLabels()); err != nil {
+		return nil, err
+	}
+	out.LabelFingerprint = proto.String(s.randomFingerprint())
+	if out.Tags == nil {
+		out.Tags = &computepb.Tags{}
+	}
+	out.Tags.Fingerprint = proto.String(s.randomFingerprint())
+
+	if err := s.planDisks(p, out, field); err != nil {
+		return nil, err
+	}
+	if err := s.planNICs(p, out, field); err != nil {
+		return nil, err
+	}
+	if err := s.planAccelerators(p, out, field); err != nil {
+		return nil, err
+	}
+	collocated, err := s.planPolicies(p, out, field)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.planScheduling(p, out, field, collocated); err != nil {
+		return nil, err
+	}
+	if err := s.planReservation(p, out, field); err != nil {
+		return nil, err
+	}
+	planIdentity(p, out)
+	out.Fingerprint = proto.String(s.randomFingerprint())
+	p.proto = out
+	return p, nil
+}
+
+func cpuPlatform(mt catalog.MachineType) string {
+	switch mt.Family {
+	case "a3", "c3":
+		return "Intel Sapphire Rapids"
+	case "a4":
+		return "Intel Emerald Rapids"
+	case "a4x":
+		return "NVIDIA Grace"
+	case "c2", "n2", "g2":
+		return "Intel Cascade Lake"
+	case "e2":
+		return "AMD Rome"
+	}
+	return "Intel Broadwell"
+}
+
+func diskInterface(mt catalog.MachineType) string {
+	switch mt.Family {
+	case "a3", "a4", "a4x", "c3", "g2":
+		return "NVME"
+	}
+	return "SCSI"
+}
+
+func (s *Service) planDisks(p *plan, out *computepb.Instance, field string) *core.APIError {
+	if len(out.GetDisks()) == 0 {
+		return core.InvalidField(field+".disks", "", "At least one disk, the boot disk, must be attached to the instance.")
+	}
+	arch := "X86_64"
+	if p.mt.Arch == catalog.ArchARM {
+		arch = "ARM64"
+	}
+	bootSeen := false
+	p.disks = make([]diskPlan, len(out.Disks))
+	for i, d := range out.Disks {
+		f := fmt.Sprintf("%s.disks[%d]", field, i)
+		scratch := d.GetType() == "SCRATCH" || strings.Contains(d.GetInitializeParams().GetDiskType(), "local-ssd")
+		if d.GetBoot() {
+			if i != 0 {
+				return core.InvalidField(f+".boot", "true", "The boot disk must be the first disk attached to the instance.")
+			}
+			bootSeen = true
+		}
+		if d.GetSource() == "" && d.InitializeParams == nil {
+			return core.InvalidField(f, "", "A disk needs either 'source' or 'initializeParams'.")
+		}
+		if d.DeviceName == nil {
+			if i == 0 {
+				d.DeviceName = proto.String("persistent-disk-0")
+			} else {
+				d.DeviceName = proto.String(fmt.Sprintf("persistent-disk-%d", i))
+			}
+			if scratch {
+				d.DeviceName = proto.String(fmt.Sprintf("local-ssd-%d", i))
+			}
+		}
+		d.Kind = proto.String("compute#attachedDisk")
+		d.Index = proto.Int32(int32(i))
+		if d.Mode == nil {
+			d.Mode = proto.String("READ_WRITE")
+		}
+		if scratch {
+			d.Type = proto.String("SCRATCH")
+		} else if d.Type == nil {
+			d.Type = proto.String("PERSISTENT")
+		}
+		if d.Interface == nil {
+			d.Interface = proto.String(diskInterface(p.mt))
+		}
+		if d.Architecture == nil && i == 0 {
+			d.Architecture = proto.String(arch)
+		}
+		if d.InitializeParams != nil {
+			ip := d.InitializeParams
+			if i == 0 && ip.GetSourceImage() == "" && ip.GetSourceSnapshot() == "" {
+				return core.InvalidField(f+".initializeParams.sourceImage", "", "The boot disk needs a source image or snapshot.")
+			}
+			size := ip.GetDiskSizeGb()
+			if size == 0 {
+				size = 10
+				if scratch {
+					size = 375
+				}
+			}
+			d.DiskSizeGb = proto.Int64(size)
+			if d.AutoDelete == nil {
+				d.AutoDelete = proto.Bool(true)
+			}
+			switch {
+			case scratch:
+				p.disks[i] = diskPlan{derive: true, suffix: "-" + d.GetDeviceName()}
+			case ip.GetDiskName() != "":
+				d.Source = proto.String(core.SelfLink(fmt.Sprintf("projects/%s/zones/%s/disks/%s", p.project, p.zone, ip.GetDiskName())))
+			case i == 0:
+				p.disks[i] = diskPlan{derive: true}
+			default:
+				p.disks[i] = diskPlan{derive: true, suffix: "-" + d.GetDeviceName()}
+			}
+			d.InitializeParams = nil // GET never shows how a disk was created
+		} else {
+			d.Source = proto.String(core.SelfLink(resolveRef(p.project, "zones/"+p.zone, "disks", d.GetSource())))
+			if d.AutoDelete == nil {
+				d.AutoDelete = proto.Bool(false)
+			}
+		}
+	}
+	if !bootSeen {
+		out.Disks[0].Boot = proto.Bool(true)
+	}
+	return nil
+}
+
+var nicTypes = []string{"GVNIC", "IDPF", "IRDMA", "MRDMA", "VIRTIO_NET"}
+
+func (s *Service) planNICs(p *plan, out *computepb.Instance, field string) *core.APIError {
+	if len(out.GetNetworkInterfaces()) == 0 {
+		out.NetworkInterfaces = []*computepb.NetworkInterface{{Network: proto.String("global/networks/default")}}
+	}
+	if len(out.NetworkInterfaces) > 16 {
+		return core.InvalidField(field+".networkInterfaces", "", "An instance can have at most 16 network interfaces.")
+	}
+	p.nics = make([]nicPlan, len(out.NetworkInterfaces))
+	seenNet := map[string]bool{}
+	for i, n := range out.NetworkInterfaces {
+		f := fmt.Sprintf("%s.networkInterfaces[%d]", field, i)
+		netKey, subKey, sub, err := s.resolveNIC(p, n, f)
+		if err != nil {
+			return err
+		}
+		if seenNet[netKey] {
+			return core.InvalidField(f+".network", core.SelfLink(netKey), "Each network interface of an instance must be in a different network.")
+		}
+		seenNet[netKey] = true
+		var network computepb.Network
+		_, _ = s.Store.Get(compute.KindNetworks, netKey, &network)
+		rdma := strings.HasSuffix(network.GetNetworkProfile(), "-vpc-roce")
+		if t := n.GetNicType(); t != "" && !slices.Contains(nicTypes, t) {
+			return core.InvalidField(f+".nicType", t, "Must be one of "+strings.Join(nicTypes, ", ")+".")
+		}
+		if rdma {
+			if n.GetNicType() != "MRDMA" && n.GetNicType() != "IRDMA" {
+				return core.InvalidField(f+".nicType", n.GetNicType(), fmt.Sprintf("Network '%s' uses the RDMA network profile; only MRDMA or IRDMA network interfaces can attach to it.", core.SelfLink(netKey)))
+			}
+			if prof := lastSegment(network.GetNetworkProfile()); !strings.HasPrefix(prof, p.zone+"-") {
+				return core.InvalidField(f+".network", core.SelfLink(netKey), fmt.Sprintf("Network profile '%s' restricts the network to another zone than '%s'.", prof, p.zone))
+			}
+		} else if n.GetNicType() == "MRDMA" || n.GetNicType() == "IRDMA" {
+			return core.InvalidField(f+".nicType", n.GetNicType(), fmt.Sprintf("RDMA network interfaces attach only to networks with an RDMA network profile; '%s' has none.", core.SelfLink(netKey)))
+		}
+		n.Kind = proto.String("compute#networkInterface")
+		n.Name = proto.String(fmt.Sprintf("nic%d", i))
+		n.Network = proto.String(core.SelfLink(netKey))
+		n.Subnetwork = proto.String(core.SelfLink(subKey))
+		n.Fingerprint = proto.String(s.randomFingerprint())
+		if n.StackType == nil {
+			n.StackType = proto.String("IPV4_ONLY")
+		}
+		for j, ac := range n.AccessConfigs {
+			if t := ac.GetType(); t != "" && t != "ONE_TO_ONE_NAT" {
+				return core.InvalidField(fmt.Sprintf("%s.accessConfigs[%d].type", f, j), t, "Must be ONE_TO_ONE_NAT.")
+			}
+			ac.Kind = proto.String("compute#accessConfig")
+			ac.Type = proto.String("ONE_TO_ONE_NAT")
+			if ac.Name == nil {
+				ac.Name = proto.String("External NAT")
+			}
+			if ac.NetworkTier == nil {
+				ac.NetworkTier = proto.String("PREMIUM")
+			}
+		}
+		p.nics[i] = nicPlan{subnet: subKey, cidr: sub.GetIpCidrRange(), ip: n.GetNetworkIP()}
+		n.NetworkIP = nil
+	}
+	return nil
+}
+
+// resolveNIC finds the network and subnetwork a network interface attaches to, answering Compute's errors.
+func (s *Service) resolveNIC(p *plan, n *computepb.NetworkInterface, f string) (netKey, subKey string, sub *computepb.Subnetwork, err *core.APIError) {
+	sub = &computepb.Subnetwork{}
+	if n.GetSubnetwork() != "" {
+		subKey = resolveRef(p.project, "regions/"+p.region, "subnetworks", n.GetSubnetwork())
+		if ok, _ := s.Store.Get(compute.KindSubnetworks, subKey, sub); !ok {
+			return "", "", nil, core.NotFound(subKey)
+		}
+		_, _, subRegion := scopePartsOf(subKey)
+		if subRegion != p.region {
+			return "", "", nil, core.InvalidField(f+".subnetwork", n.GetSubnetwork(), fmt.Sprintf("Subnetwork must be in region '%s', the instance's region.", p.region))
+		}
+		netKey = core.RelativePath(sub.GetNetwork())
+		if n.GetNetwork() != "" && resolveRef(p.project, "global", "networks", n.GetNetwork()) != netKey {
+			return "", "", nil, core.InvalidField(f+".network", n.GetNetwork(), "The subnetwork does not belong to this network.")
+		}
+		if !s.Store.Exists(compute.KindNetworks, netKey) {
+			return "", "", nil, core.NotFound(netKey)
+		}
+		return netKey, subKey, sub, nil
+	}
+	netKey = resolveRef(p.project, "global", "networks", n.GetNetwork())
+	var network computepb.Network
+	if ok, _ := s.Store.Get(compute.KindNetworks, netKey, &network); !ok {
+		return "", "", nil, core.NotFound(netKey)
+	}
+	if !network.GetAutoCreateSubnetworks() {
+		return "", "", nil, core.InvalidField(f+".subnetwork", "", "Subnetwork should be specified for custom subnetmode network")
+	}
+	netProject, _, _ := scopePartsOf(netKey)
+	for _, rec := range s.Store.List(compute.KindSubnetworks, fmt.Sprintf("projects/%s/regions/%s/", netProject, p.region)) {
+		var cand computepb.Subnetwork
+		if rec.Decode(&cand) == nil && core.RelativePath(cand.GetNetwork()) == netKey {
+			return netKey, rec.Key, &cand, nil
+		}
+	}
+	return "", "", nil, core.InvalidField(f+".network", n.GetNetwork(), fmt.Sprintf("The network has no subnetwork in region '%s'.", p.region))
+}
+
+func (s *Service) planAccelerators(p *plan, out *computepb.Instance, field string) *core.APIError {
+	acc := out.GetGuestAccelerators()
+	if !p.mt.HasGPU() {
+		if len(acc) > 0 {
+			return core.InvalidField(field+".guestAccelerators[0].acceleratorType", acc[0].GetAcceleratorType(),
+				fmt.Sprintf("Machine type '%s' does not support attaching accelerators.", p.mt.Name))
+		}
+		return nil
+	}
+	for i, a := range acc {
+		name := lastSegment(a.GetAcceleratorType())
+		if name != p.mt.GPU.Type || int(a.GetAcceleratorCount()) != p.mt.GPU.Count {
+			return core.InvalidField(fmt.Sprintf("%s.guestAccelerators[%d]", field, i), fmt.Sprintf("%d x %s", a.GetAcceleratorCount(), name),
+				fmt.Sprintf("Machine type '%s' comes with %d %s accelerators attached.", p.mt.Name, p.mt.GPU.Count, p.mt.GPU.Type))
+		}
+	}
+	out.GuestAccelerators = []*computepb.AcceleratorConfig{{
+		AcceleratorCount: proto.Int32(int32(p.mt.GPU.Count)),
+		AcceleratorType:  proto.String(core.SelfLink(fmt.Sprintf("projects/%s/zones/%s/acceleratorTypes/%s", p.project, p.zone, p.mt.GPU.Type))),
+	}}
+	return nil
+}
+
+// planPolicies resolves resource policies (which must exist in the instance's region) and reports whether one is
+// a compact (COLLOCATED) placement policy.
+func (s *Service) planPolicies(p *plan, out *computepb.Instance, field string) (collocated bool, err *core.APIError) {
+	for i, ref := range out.GetResourcePolicies() {
+		key := resolveRef(p.project, "regions/"+p.region, "resourcePolicies", ref)
+		var pol computepb.ResourcePolicy
+		if ok, _ := s.Store.Get(KindResourcePolicies, key, &pol); !ok {
+			return false, core.NotFound(key)
+		}
+		if _, _, r := scopePartsOf(key); r != p.region {
+			return false, core.InvalidField(fmt.Sprintf("%s.resourcePolicies[%d]", field, i), ref, fmt.Sprintf("Resource policy must be in region '%s', the instance's region.", p.region))
+		}
+		if pol.GetGroupPlacementPolicy().GetCollocation() == "COLLOCATED" {
+			if p.mt.Placement.Mode == catalog.PlacementNone {
+				return false, core.InvalidField(fmt.Sprintf("%s.resourcePolicies[%d]", field, i), ref,
+					fmt.Sprintf("Compact placement policies are not supported for machine type '%s'.", p.mt.Name))
+			}
+			collocated = true
+		}
+		out.ResourcePolicies[i] = core.SelfLink(key)
+	}
+	return collocated, nil
+}
+
+func (s *Service) planScheduling(p *plan, out *computepb.Instance, field string, collocated bool) *core.APIError {
+	if out.Scheduling == nil {
+		out.Scheduling = &computepb.Scheduling{}
+	}
+	sc := out.Scheduling
+	f := field + ".scheduling"
+	model := sc.GetProvisioningModel()
+	if model == "" {
+		model = modelStandard
+		if sc.GetPreemptible() {
+			model = modelSpot
+		}
+	}
+	switch model {
+	case modelStandard, modelSpot, modelFlexStart, modelReservation:
+	default:
+		return core.InvalidField(f+".provisioningModel", model, "Must be one of STANDARD, SPOT, FLEX_START, RESERVATION_BOUND.")
+	}
+	sc.ProvisioningModel = proto.String(model)
+	mt := p.mt
+	if mt.Placement.ReservationBound && model != modelReservation {
+		return core.InvalidField(f+".provisioningModel", model, fmt.Sprintf("Machine type '%s' can only be provisioned from a reservation (provisioningModel RESERVATION_BOUND).", mt.Name))
+	}
+	interruptible := model == modelSpot || model == modelFlexStart || sc.GetPreemptible()
+	switch model {
+	case modelSpot:
+		if !mt.SpotCapable {
+			return core.InvalidField(f+".provisioningModel", model, fmt.Sprintf("Machine type '%s' cannot run as a Spot VM.", mt.Name))
+		}
+		if sc.InstanceTerminationAction == nil {
+			sc.InstanceTerminationAction = proto.String("STOP")
+		}
+	case modelFlexStart:
+		if !mt.FlexStartCapable {
+			return core.InvalidField(f+".provisioningModel", model, fmt.Sprintf("Machine type '%s' cannot be provisioned with flex-start.", mt.Name))
+		}
+		d := durationOf(sc.GetMaxRunDuration())
+		if sc.MaxRunDuration == nil || d < minFlexRun || d > maxFlexRun {
+			return core.InvalidField(f+".maxRunDuration", fmt.Sprintf("%ds", sc.GetMaxRunDuration().GetSeconds()), "Flex-start VMs need a maxRunDuration between 30 seconds and 7 days.")
+		}
+		if a := sc.GetInstanceTerminationAction(); a != "" && a != "DELETE" {
+			return core.InvalidField(f+".instanceTerminationAction", a, "Flex-start VMs must use instanceTerminationAction DELETE.")
+		}
+		sc.InstanceTerminationAction = proto.String("DELETE")
+	}
+	if a := sc.GetInstanceTerminationAction(); a != "" && a != "DELETE" && a != "STOP" {
+		return core.InvalidField(f+".instanceTerminationAction", a, "Must be DELETE or STOP.")
+	}
+	if sc.MaxRunDuration != nil {
+		if d := durationOf(sc.MaxRunDuration); d < minFlexRun || d > 120*24*time.Hour {
+			return core.InvalidField(f+".maxRunDuration", fmt.Sprintf("%ds", sc.GetMaxRunDuration().GetSeconds()), "Must be between 30 seconds and 120 days.")
+		}
+		if sc.InstanceTerminationAction == nil {
+			return core.Required(f + ".instanceTerminationAction")
+		}
+	}
+	ohm := sc.GetOnHostMaintenance()
+	if ohm != "" && ohm != catalog.MaintenanceMigrate && ohm != catalog.MaintenanceTerminate {
+		return core.InvalidField(f+".onHostMaintenance", ohm, "Must be MIGRATE or TERMINATE.")
+	}
+	if ohm == "" {
+		ohm = catalog.MaintenanceMigrate
+		if interruptible || collocated {
+			ohm = catalog.MaintenanceTerminate
+		}
+	}
+	if ohm == catalog.MaintenanceMigrate {
+		switch {
+		case mt.HasGPU():
+			return core.InvalidField(f+".onHostMaintenance", ohm, "Instances with guest accelerators do not support live migration.")
+		case interruptible:
+			return core.InvalidField(f+".onHostMaintenance", ohm, "Spot, preemptible and flex-start instances must use onHostMaintenance TERMINATE.")
+		case collocated:
+			return core.InvalidField(f+".onHostMaintenance", ohm, "Instances with a compact placement policy must use onHostMaintenance TERMINATE.")
+		}
+	}
+	sc.OnHostMaintenance = proto.String(ohm)
+	if sc.AutomaticRestart == nil {
+		sc.AutomaticRestart = proto.Bool(!interruptible)
+	} else if sc.GetAutomaticRestart() && interruptible {
+		return core.InvalidField(f+".automaticRestart", "true", "Spot, preemptible and flex-start instances cannot restart automatically.")
+	}
+	if sc.Preemptible == nil {
+		sc.Preemptible = proto.Bool(false)
+	}
+	return nil
+}
+
+func durationOf(d *computepb.Duration) time.Duration {
+	return time.Duration(d.GetSeconds())*time.Second + time.Duration(d.GetNanos())
+}
+
+// planReservation validates reservation affinity against the provisioning model and the seeded reservations.
+// Whether the reservation still has room is decided when the VM is provisioned.
+func (s *Service) planReservation(p *plan, out *computepb.Instance, field string) *core.APIError {
+	f := field + ".reservationAffinity"
+	ra := out.ReservationAffinity
+	model := out.GetScheduling().GetProvisioningModel()
+	if ra == nil || ra.GetConsumeReservationType() == "" {
+		ra = &computepb.ReservationAffinity{ConsumeReservationType: proto.String(anyReservation)}
+		if model == modelFlexStart {
+			ra.ConsumeReservationType = proto.String(noReservation)
+		}
+		out.ReservationAffinity = ra
+	}
+	switch ra.GetConsumeReservationType() {
+	case anyReservation, noReservation:
+		if len(ra.GetValues()) > 0 {
+			return core.InvalidField(f+".values", strings.Join(ra.GetValues(), ","), "Values are only allowed with SPECIFIC_RESERVATION.")
+		}
+	case specificReservation:
+		if ra.GetKey() != reservationNameKey || len(ra.GetValues()) != 1 {
+			return core.InvalidField(f, ra.GetKey(), fmt.Sprintf("SPECIFIC_RESERVATION needs key '%s' and exactly one reservation name.", reservationNameKey))
+		}
+		ref, ok := parseReservationRef(p.project, p.zone, ra.GetValues()[0])
+		if !ok {
+			return core.InvalidField(f+".values[0]", ra.GetValues()[0], "Must be a reservation name or 'projects/PROJECT/reservations/NAME'.")
+		}
+		res, found := s.reservation(s.Store.Get, ref.key)
+		if !found || !sharedWith(res, ref, p.project) {
+			return core.InvalidField(f, ra.GetValues()[0], fmt.Sprintf("Specified reservation '%s' does not exist.", ra.GetValues()[0]))
+		}
+		if !res.GetSpecificReservationRequired() {
+			return core.InvalidField(f, ra.GetValues()[0], fmt.Sprintf("Specified reservations [%s] can not be targeted as specificReservationRequired is not set", ref.display()))
+		}
+		if got := lastSegment(res.GetSpecificReservation().GetInstanceProperties().GetMachineType()); got != p.mt.Name {
+			return core.InvalidField(f, ra.GetValues()[0], fmt.Sprintf("No available resources in specified reservations '%s': the reservation holds machine type '%s', the instance needs '%s'.", ref.name, got, p.mt.Name))
+		}
+	default:
+		return core.InvalidField(f+".consumeReservationType", ra.GetConsumeReservationType(), "Must be ANY_RESERVATION, NO_RESERVATION or SPECIFIC_RESERVATION.")
+	}
+	switch {
+	case model == modelFlexStart && ra.GetConsumeReservationType() != noReservation:
+		return core.InvalidField(f+".consumeReservationType", ra.GetConsumeReservationType(), "Flex-start VMs cannot consume reservations; use NO_RESERVATION.")
+	case model == modelReservation && ra.GetConsumeReservationType() != specificReservation:
+		return core.InvalidField(f+".consumeReservationType", ra.GetConsumeReservationType(), "RESERVATION_BOUND VMs must target a reservation with SPECIFIC_RESERVATION.")
+	}
+	return nil
+}
+
+func planIdentity(p *plan, out *computepb.Instance) {
+	for _, sa := range out.GetServiceAccounts() {
+		if sa.GetEmail() == "" || sa.GetEmail() == "default" {
+			sa.Email = proto.String(defaultServiceAccount(p.project))
+		}
+	}
+	if out.ShieldedInstanceConfig == nil {
+		out.ShieldedInstanceConfig = &computepb.ShieldedInstanceConfig{EnableSecureBoot: proto.Bool(false), EnableVtpm: proto.Bool(true), EnableIntegrityMonitoring: proto.Bool(true)}
+	}
+	if out.ShieldedInstanceIntegrityPolicy == nil {
+		out.ShieldedInstanceIntegrityPolicy = &computepb.ShieldedInstanceIntegrityPolicy{UpdateAutoLearnPolicy: proto.Bool(true)}
+	}
+}
+
+// DefaultServiceAccount is the project's Compute Engine default service account.
+func defaultServiceAccount(project string) string {
+	return core.ProjectNumber(project) + "-compute@developer.gserviceaccount.com"
+}
+
+// instantiate stamps out one VM of the plan: its name, id and the fields derived from them.
+func (s *Service) instantiate(p *plan, name string, hostname string) *computepb.Instance {
+	inst := proto.Clone(p.proto).(*computepb.Instance)
+	key := InstanceKey(p.project, p.zone, name)
+	inst.Name = proto.String(name)
+	inst.Id = proto.Uint64(s.Rand.ID())
+	inst.SelfLink = proto.String(core.SelfLink(key))
+	inst.CreationTimestamp = proto.String(core.Timestamp(s.Now()))
+	inst.Status = proto.String(statusProvisioning)
+	if hostname != "" {
+		inst.Hostname = proto.String(hostname)
+	}
+	for i, d := range p.disks {
+		if d.derive {
+			inst.Disks[i].Source = proto.String(core.SelfLink(fmt.Sprintf("projects/%s/zones/%s/disks/%s%s", p.project, p.zone, name, d.suffix)))
+		}
+	}
+	for i, n := range inst.NetworkInterfaces {
+		for j, ac := range n.AccessConfigs {
+			if ac.NatIP == nil {
+				ac.NatIP = proto.String(externalIP(inst.GetId(), i*8+j))
+			}
+		}
+	}
+	return inst
+}
+
+// assignIPs gives every interface of inst its address (requested or allocated). list reads static address
+// reservations (the store, or the open transaction inside an operation). On failure nothing stays allocated.
+func (s *Service) assignIPs(p *plan, key string, inst *computepb.Instance, list func(kind, prefix string) []core.Record, field string) *core.APIError {
+	done := 0
+	undo := func() {
+		for i := 0; i < done; i++ {
+			s.ipam.release(p.nics[i].subnet, inst.NetworkInterfaces[i].GetNetworkIP(), key)
+		}
+	}
+	for i, n := range p.nics {
+		skip := staticReservations(list, n.subnet)
+		if n.ip != "" {
+			if err := s.ipam.claim(n.subnet, n.cidr, n.ip, key, skip); err != nil {
+				undo()
+				return core.InvalidField(fmt.Sprintf("%s.networkInterfaces[%d].networkIP", field, i), n.ip, fmt.Sprintf("IP address is %s.", err.Error()))
+			}
+			inst.NetworkInterfaces[i].NetworkIP = proto.String(n.ip)
+		} else {
+			ip, err := s.ipam.allocate(n.subnet, n.cidr, key, skip)
+			if err != nil {
+				undo()
+				return &core.APIError{Code: http.StatusBadRequest, Reason: "ipSpaceExhausted",
+					Message: fmt.Sprintf("IP space of '%s' is exhausted.", core.SelfLink(n.subnet))}
+			}
+			inst.NetworkInterfaces[i].NetworkIP = proto.String(ip)
+		}
+		done++
+	}
+	return nil
+}
+
+// releaseIPs frees the addresses assignIPs gave inst.
+func (s *Service) releaseIPs(p *plan, key string, inst *computepb.Instance) {
+	for i, n := range p.nics {
+		if i < len(inst.NetworkInterfaces) {
+			s.ipam.release(n.subnet, inst.NetworkInterfaces[i].GetNetworkIP(), key)
+		}
+	}
+}

@@ -1,0 +1,489 @@
+package instances
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"cloud.google.com/go/compute/apiv1/computepb"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/core"
+)
+
+const instancePath = prefix + "/zones/{zone}/instances"
+
+func (s *Service) instanceRoutes() {
+	s.handle("POST "+instancePath, "compute.instances.insert", core.Mutating, s.insertInstance)
+	s.handle("GET "+instancePath+"/{instance}", "compute.instances.get", core.Read, s.getInstance)
+	s.handle("GET "+instancePath, "compute.instances.list", core.Read, s.listInstances)
+	s.handle("GET "+prefix+"/aggregated/instances", "compute.instances.aggregatedList", core.Read, s.aggregatedInstances)
+	s.handle("DELETE "+instancePath+"/{instance}", "compute.instances.delete", core.Mutating, s.deleteInstance)
+	s.handle("POST "+instancePath+"/{instance}/setMetadata", "compute.instances.setMetadata", core.Mutating, s.setMetadata)
+	s.handle("POST "+instancePath+"/{instance}/setLabels", "compute.instances.setLabels", core.Mutating, s.setLabels)
+	s.handle("POST "+instancePath+"/{instance}/reset", "compute.instances.reset", core.Mutating, s.resetInstance)
+	s.handle("POST "+instancePath+"/{instance}/stop", "compute.instances.stop", core.Mutating, s.stopInstance)
+	s.handle("POST "+instancePath+"/{instance}/start", "compute.instances.start", core.Mutating, s.startInstance)
+	s.handle("GET "+instancePath+"/{instance}/getGuestAttributes", "compute.instances.getGuestAttributes", core.Read, s.getGuestAttributes)
+	s.handle("GET "+instancePath+"/{instance}/serialPort", "compute.instances.getSerialPortOutput", core.Read, s.getSerialPortOutput)
+}
+
+// readBody reads a request body, rejecting what the official front end rejects (bad JSON, unknown fields) with
+// a 400, and returns the raw JSON for merging.
+func readBody(r *http.Request, m proto.Message) (json.RawMessage, *core.APIError) {
+	b, err := io.ReadAll(io.LimitReader(r.Body, 32<<20))
+	if err != nil {
+		return nil, &core.APIError{Code: 400, Reason: "parseError", Message: "Could not read request body: " + err.Error()}
+	}
+	if strings.TrimSpace(string(b)) == "" {
+		b = []byte("{}")
+	}
+	if err := protojson.Unmarshal(b, m); err != nil {
+		return nil, &core.APIError{Code: 400, Reason: "parseError", Message: "Invalid JSON payload received. " + err.Error()}
+	}
+	return b, nil
+}
+
+// instanceFromTemplate merges the request body over the properties of a source instance template (JSON merge
+// patch: objects merge, lists and scalars of the body win).
+func (s *Service) instanceFromTemplate(project, ref string, body json.RawMessage) (*computepb.Instance, *core.APIError) {
+	tmplKey, kind := templateKey(project, ref)
+	var tmpl computepb.InstanceTemplate
+	if ok, _ := s.Store.Get(kind, tmplKey, &tmpl); !ok {
+		return nil, core.NotFound(tmplKey)
+	}
+	props, err := protojson.Marshal(tmpl.GetProperties())
+	if err != nil {
+		return nil, core.Internal(err.Error())
+	}
+	merged, err := core.MergePatch(props, body)
+	if err != nil {
+		return nil, core.Invalid(err.Error())
+	}
+	var inst computepb.Instance
+	if err := core.Decode(merged, &inst); err != nil {
+		return nil, core.Invalid("Invalid instance properties: " + err.Error())
+	}
+	return &inst, nil
+}
+
+func (s *Service) insertInstance(w http.ResponseWriter, r *http.Request) {
+	zone, ok := s.zone(w, r)
+	if !ok {
+		return
+	}
+	project := r.PathValue("project")
+	inst := &computepb.Instance{}
+	raw, apiErr := readBody(r, inst)
+	if apiErr != nil {
+		fail(w, r, apiErr)
+		return
+	}
+	if ref := r.URL.Query().Get("sourceInstanceTemplate"); ref != "" {
+		if inst, apiErr = s.instanceFromTemplate(project, ref, raw); apiErr != nil {
+			fail(w, r, apiErr)
+			return
+		}
+	}
+	name := inst.GetName()
+	if err := core.ValidateName("resource.name", name); err != nil {
+		fail(w, r, err)
+		return
+	}
+	key := InstanceKey(project, zone, name)
+	if s.Store.Exists(KindInstances, key) {
+		fail(w, r, core.AlreadyExists(key))
+		return
+	}
+	p, apiErr := s.plan(project, zone, inst, "resource")
+	if apiErr != nil {
+		fail(w, r, apiErr)
+		return
+	}
+	vm := s.instantiate(p, name, inst.GetHostname())
+	if apiErr := s.assignIPs(p, key, vm, s.Store.List, "resource"); apiErr != nil {
+		fail(w, r, apiErr)
+		return
+	}
+	err := s.Store.Update(func(tx *core.Tx) error {
+		if tx.Exists(KindInstances, key) {
+			return core.AlreadyExists(key)
+		}
+		return tx.Put(KindInstances, key, vm)
+	})
+	if err != nil {
+		s.releaseIPs(p, key, vm)
+		fail(w, r, err)
+		return
+	}
+	s.stageLater(key, "compute.instances.insert")
+	op := s.Ops.StartCompute(r, core.ComputeOp{
+		Project: project, Zone: zone, OperationType: "insert", TargetLink: key, TargetID: vm.GetId(),
+		Apply:    func(tx *core.Tx, _ *computepb.Operation) error { return s.provision(tx, key) },
+		Rollback: func(tx *core.Tx) { s.discard(tx, key) },
+	})
+	core.WriteJSON(w, http.StatusOK, op)
+}
+
+// stageLater shows an instance STAGING halfway through a slow insert, as Compute does between PROVISIONING and
+// RUNNING. With no latency the insert completes at once and this does nothing.
+func (s *Service) stageLater(key, method string) {
+	d, ok := s.Faults.Latency(method)
+	if !ok {
+		d = s.OpLatency
+	}
+	if d <= 2*time.Millisecond {
+		return
+	}
+	time.AfterFunc(d/2, func() {
+		_ = s.Store.Update(func(tx *core.Tx) error {
+			var inst computepb.Instance
+			if ok, _ := tx.Get(KindInstances, key, &inst); !ok || inst.GetStatus() != statusProvisioning {
+				return nil
+			}
+			inst.Status = proto.String(statusStaging)
+			return tx.Put(KindInstances, key, &inst)
+		})
+	})
+}
+
+// provision completes an insert: it acquires capacity, reservation and quota and marks the VM RUNNING. A
+// flex-start VM that finds no capacity waits in PENDING instead of failing.
+func (s *Service) provision(tx *core.Tx, key string) error {
+	var inst computepb.Instance
+	if ok, _ := tx.Get(KindInstances, key, &inst); !ok {
+		return core.OpNotFound(key)
+	}
+	sp := tx.Savepoint()
+	if err := s.acquire(tx, key, &inst); err != nil {
+		if inst.GetScheduling().GetProvisioningModel() == modelFlexStart && isStockout(err) {
+			tx.RollbackTo(sp)
+			inst.Status = proto.String(statusPending)
+			return tx.Put(KindInstances, key, &inst)
+		}
+		return err
+	}
+	if st := inst.GetStatus(); st == statusProvisioning || st == statusStaging || st == statusPending {
+		s.markRunning(&inst)
+	}
+	return tx.Put(KindInstances, key, &inst)
+}
+
+func isStockout(err error) bool {
+	oe := core.AsOpError(err)
+	return len(oe.Errors) > 0 && strings.HasPrefix(oe.Errors[0].GetCode(), "ZONE_RESOURCE_POOL_EXHAUSTED")
+}
+
+// markRunning sets what a VM reaching RUNNING shows: start time, termination time for a bounded run, physical
+// host, fresh fingerprint.
+func (s *Service) markRunning(inst *computepb.Instance) {
+	now := s.Now()
+	inst.Status = proto.String(statusRunning)
+	inst.LastStartTimestamp = proto.String(core.Timestamp(now))
+	if inst.ResourceStatus == nil {
+		inst.ResourceStatus = &computepb.ResourceStatus{}
+	}
+	if d := inst.GetScheduling().GetMaxRunDuration(); d != nil {
+		inst.ResourceStatus.Scheduling = &computepb.ResourceStatusScheduling{TerminationTimestamp: proto.String(core.Timestamp(now.Add(durationOf(d))))}
+	}
+	if len(inst.GetGuestAccelerators()) > 0 {
+		inst.ResourceStatus.PhysicalHost = proto.String(physicalHost(inst))
+	}
+	inst.Fingerprint = proto.String(s.randomFingerprint())
+}
+
+// physicalHost fakes the /CLUSTER/RACK/HOST topology string GPU VMs report; VMs of one placement policy share
+// the cluster part, as compact placement promises.
+func physicalHost(inst *computepb.Instance) string {
+	group := inst.GetZone()
+	if len(inst.GetResourcePolicies()) > 0 {
+		group = inst.GetResourcePolicies()[0]
+	}
+	c := core.Fingerprint(group)
+	h := core.Fingerprint(fmt.Sprint(inst.GetId()))
+	return fmt.Sprintf("/%x/%x/%x", c[:4], h[:4], h[4:8])
+}
+
+// discard removes an instance whose creation failed.
+func (s *Service) discard(tx *core.Tx, key string) {
+	_ = s.releaseCharge(tx, key)
+	tx.Delete(KindGuestAttributes, key)
+	tx.Delete(KindInstances, key)
+}
+
+// instanceFor loads the instance a request names, answering 404 itself.
+func (s *Service) instanceFor(w http.ResponseWriter, r *http.Request) (string, *computepb.Instance, bool) {
+	zone, ok := s.zone(w, r)
+	if !ok {
+		return "", nil, false
+	}
+	key := InstanceKey(r.PathValue("project"), zone, r.PathValue("instance"))
+	inst, ok := s.Instance(key)
+	if !ok {
+		fail(w, r, core.NotFound(key))
+		return "", nil, false
+	}
+	return key, inst, true
+}
+
+func (s *Service) getInstance(w http.ResponseWriter, r *http.Request) {
+	zone, ok := s.zone(w, r)
+	if !ok {
+		return
+	}
+	s.getRaw(w, r, KindInstances, InstanceKey(r.PathValue("project"), zone, r.PathValue("instance")))
+}
+
+func (s *Service) listInstances(w http.ResponseWriter, r *http.Request) {
+	zone, ok := s.zone(w, r)
+	if !ok {
+		return
+	}
+	s.list(w, r, "compute#instanceList", KindInstances, fmt.Sprintf("projects/%s/zones/%s/instances/", r.PathValue("project"), zone))
+}
+
+func (s *Service) aggregatedInstances(w http.ResponseWriter, r *http.Request) {
+	s.aggregated(w, r, "compute#instanceAggregatedList", "instances", s.Store.List(KindInstances, "projects/"+r.PathValue("project")+"/"), zoneScopes())
+}
+
+// setStatus changes a stored instance's status now (the transitional states calls show before their operation
+// completes) and returns the previous one.
+func (s *Service) setStatus(key, status string) (prev string, err error) {
+	err = s.Store.Update(func(tx *core.Tx) error {
+		var inst computepb.Instance
+		if ok, _ := tx.Get(KindInstances, key, &inst); !ok {
+			return core.NotFound(key)
+		}
+		prev = inst.GetStatus()
+		inst.Status = proto.String(status)
+		return tx.Put(KindInstances, key, &inst)
+	})
+	return prev, err
+}
+
+// restoreStatus is the rollback of a failed transition: the instance returns to prev if it still shows now.
+func restoreStatus(tx *core.Tx, key, now, prev string) {
+	var inst computepb.Instance
+	if ok, _ := tx.Get(KindInstances, key, &inst); ok && inst.GetStatus() == now {
+		inst.Status = proto.String(prev)
+		_ = tx.Put(KindInstances, key, &inst)
+	}
+}
+
+func (s *Service) mutateOp(r *http.Request, key, opType string, id uint64, apply func(tx *core.Tx, inst *computepb.Instance) error, rollback func(tx *core.Tx)) *computepb.Operation {
+	project, zone, _, _ := ParseInstanceKey(key)
+	return s.Ops.StartCompute(r, core.ComputeOp{
+		Project: project, Zone: zone, OperationType: opType, TargetLink: key, TargetID: id,
+		Apply: func(tx *core.Tx, _ *computepb.Operation) error {
+			var inst computepb.Instance
+			if ok, _ := tx.Get(KindInstances, key, &inst); !ok {
+				return core.OpNotFound(key)
+			}
+			if err := apply(tx, &inst); err != nil {
+				return err
+			}
+			if tx.Exists(KindInstances, key) {
+				return tx.Put(KindInstances, key, &inst)
+			}
+			return nil
+		},
+		Rollback: rollback,
+	})
+}
+
+func (s *Service) deleteInstance(w http.ResponseWriter, r *http.Request) {
+	key, inst, ok := s.instanceFor(w, r)
+	if !ok {
+		return
+	}
+	if inst.GetDeletionProtection() {
+		fail(w, r, core.BadRequest("resourceInUseByAnotherResource", "Invalid resource usage: 'Resource cannot be deleted if it's protected against deletion.'."))
+		return
+	}
+	prev, err := s.setStatus(key, statusStopping)
+	if err != nil {
+		fail(w, r, err)
+		return
+	}
+	op := s.mutateOp(r, key, "delete", inst.GetId(), func(tx *core.Tx, _ *computepb.Instance) error {
+		s.discard(tx, key)
+		return nil
+	}, func(tx *core.Tx) { restoreStatus(tx, key, statusStopping, prev) })
+	core.WriteJSON(w, http.StatusOK, op)
+}
+
+func (s *Service) setMetadata(w http.ResponseWriter, r *http.Request) {
+	md := &computepb.Metadata{}
+	if _, err := readBody(r, md); err != nil {
+		fail(w, r, err)
+		return
+	}
+	key, inst, ok := s.instanceFor(w, r)
+	if !ok {
+		return
+	}
+	current := inst.GetMetadata().GetFingerprint()
+	if md.GetFingerprint() != current {
+		fail(w, r, core.ConditionNotMet(metadataFingerprint))
+		return
+	}
+	if err := validateMetadata("metadata", md); err != nil {
+		fail(w, r, err)
+		return
+	}
+	op := s.mutateOp(r, key, "setMetadata", inst.GetId(), func(tx *core.Tx, inst *computepb.Instance) error {
+		if inst.GetMetadata().GetFingerprint() != current {
+			return core.NewOpError(412, "CONDITION_NOT_MET", metadataFingerprint)
+		}
+		inst.Metadata = s.normalizeMetadata(&computepb.Metadata{Items: md.GetItems()})
+		inst.Fingerprint = proto.String(s.randomFingerprint())
+		return nil
+	}, nil)
+	core.WriteJSON(w, http.StatusOK, op)
+}
+
+func (s *Service) setLabels(w http.ResponseWriter, r *http.Request) {
+	req := &computepb.InstancesSetLabelsRequest{}
+	if _, err := readBody(r, req); err != nil {
+		fail(w, r, err)
+		return
+	}
+	key, inst, ok := s.instanceFor(w, r)
+	if !ok {
+		return
+	}
+	current := inst.GetLabelFingerprint()
+	if req.GetLabelFingerprint() != current {
+		fail(w, r, core.ConditionNotMet(labelsFingerprint))
+		return
+	}
+	if err := validateLabels("labels", req.GetLabels()); err != nil {
+		fail(w, r, err)
+		return
+	}
+	op := s.mutateOp(r, key, "setLabels", inst.GetId(), func(tx *core.Tx, inst *computepb.Instance) error {
+		if inst.GetLabelFingerprint() != current {
+			return core.NewOpError(412, "CONDITION_NOT_MET", labelsFingerprint)
+		}
+		inst.Labels = req.GetLabels()
+		inst.LabelFingerprint = proto.String(s.randomFingerprint())
+		inst.Fingerprint = proto.String(s.randomFingerprint())
+		return nil
+	}, nil)
+	core.WriteJSON(w, http.StatusOK, op)
+}
+
+func notReady(key string) *core.APIError {
+	return core.BadRequest("resourceNotReady", fmt.Sprintf("The resource '%s' is not ready", key))
+}
+
+func (s *Service) resetInstance(w http.ResponseWriter, r *http.Request) {
+	key, inst, ok := s.instanceFor(w, r)
+	if !ok {
+		return
+	}
+	if inst.GetStatus() != statusRunning {
+		fail(w, r, notReady(key))
+		return
+	}
+	op := s.mutateOp(r, key, "reset", inst.GetId(), func(tx *core.Tx, inst *computepb.Instance) error {
+		if inst.GetStatus() != statusRunning {
+			return core.NewOpError(400, "RESOURCE_NOT_READY", fmt.Sprintf("The resource '%s' is not ready", key))
+		}
+		s.serial.reset(key, inst, s.Now())
+		if _, _, wk := s.hooks(); wk != nil {
+			wk.enqueue(key, actReset)
+		}
+		return nil
+	}, nil)
+	core.WriteJSON(w, http.StatusOK, op)
+}
+
+func (s *Service) stopInstance(w http.ResponseWriter, r *http.Request) {
+	key, inst, ok := s.instanceFor(w, r)
+	if !ok {
+		return
+	}
+	prev := inst.GetStatus()
+	if prev != statusTerminated {
+		var err error
+		if prev, err = s.setStatus(key, statusStopping); err != nil {
+			fail(w, r, err)
+			return
+		}
+	}
+	op := s.mutateOp(r, key, "stop", inst.GetId(), func(tx *core.Tx, inst *computepb.Instance) error {
+		if inst.GetStatus() == statusTerminated {
+			return nil
+		}
+		inst.Status = proto.String(statusTerminated)
+		inst.LastStopTimestamp = proto.String(core.Timestamp(s.Now()))
+		if inst.ResourceStatus != nil {
+			inst.ResourceStatus.Scheduling = nil
+		}
+		return nil
+	}, func(tx *core.Tx) { restoreStatus(tx, key, statusStopping, prev) })
+	core.WriteJSON(w, http.StatusOK, op)
+}
+
+func (s *Service) startInstance(w http.ResponseWriter, r *http.Request) {
+	key, inst, ok := s.instanceFor(w, r)
+	if !ok {
+		return
+	}
+	prev := inst.GetStatus()
+	switch prev {
+	case statusRunning, statusProvisioning, statusStaging, statusPending:
+		op := s.mutateOp(r, key, "start", inst.GetId(), func(*core.Tx, *computepb.Instance) error { return nil }, nil)
+		core.WriteJSON(w, http.StatusOK, op)
+		return
+	case statusTerminated, "STOPPED", "SUSPENDED":
+	default:
+		fail(w, r, notReady(key))
+		return
+	}
+	if _, err := s.setStatus(key, statusStaging); err != nil {
+		fail(w, r, err)
+		return
+	}
+	op := s.mutateOp(r, key, "start", inst.GetId(), func(tx *core.Tx, inst *computepb.Instance) error {
+		zone := lastSegment(inst.GetZone())
+		name, _ := machineTypeName(inst.GetMachineType())
+		if s.stockedOut(zone, name) {
+			project, _, _, _ := ParseInstanceKey(key)
+			return core.ZoneResourcePoolExhausted(project, zone)
+		}
+		s.markRunning(inst)
+		return nil
+	}, func(tx *core.Tx) { restoreStatus(tx, key, statusStaging, prev) })
+	core.WriteJSON(w, http.StatusOK, op)
+}
+
+// ProvisionPending retries flex-start VMs waiting in PENDING; those that now find capacity become RUNNING. It
+// returns how many did.
+func (s *Service) ProvisionPending() int {
+	n := 0
+	for _, rec := range s.Store.List(KindInstances, "") {
+		if p, ok := probe(rec.JSON); !ok || p.Status != statusPending {
+			continue
+		}
+		key := rec.Key
+		_ = s.Store.Update(func(tx *core.Tx) error {
+			var inst computepb.Instance
+			if ok, _ := tx.Get(KindInstances, key, &inst); !ok || inst.GetStatus() != statusPending {
+				return nil
+			}
+			if err := s.acquire(tx, key, &inst); err != nil {
+				return err // rolls back this attempt only
+			}
+			s.markRunning(&inst)
+			n++
+			return tx.Put(KindInstances, key, &inst)
+		})
+	}
+	return n
+}

@@ -1,0 +1,275 @@
+package instances
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+
+	"cloud.google.com/go/compute/apiv1/computepb"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/compute"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/core"
+)
+
+// Store kinds owned by this package (see the package documentation for keys and values).
+const (
+	KindInstances               = "compute.instances"
+	KindInstanceTemplates       = "compute.instanceTemplates"
+	KindRegionInstanceTemplates = "compute.regionInstanceTemplates"
+	KindResourcePolicies        = "compute.resourcePolicies"
+	KindGuestAttributes         = "compute.guestAttributes"
+	KindCharges                 = "emulator.instanceCharges"
+	KindCapacity                = "emulator.capacity"
+)
+
+// KindReservations is where the admin API seeds reservations (owned by the compute package).
+const KindReservations = compute.KindReservations
+
+// prefix starts every Compute route pattern.
+const prefix = "/compute/v1/projects/{project}"
+
+// Service is the instances family bound to the emulator core.
+type Service struct {
+	*core.Server
+
+	ipam   *ipam
+	index  *index
+	serial *serialLogs
+	timers *timers
+
+	hookMu sync.Mutex
+	rt     Runtime
+	md     MetadataServers
+	worker *runtimeWorker
+}
+
+// Register mounts the instances family (instances, bulkInsert, templates, resource policies, reservations) and
+// its admin routes on srv, and returns the service so a runtime and metadata servers can be attached.
+func Register(srv *core.Server) *Service {
+	s := &Service{Server: srv, serial: newSerialLogs(), timers: newTimers()}
+	s.ipam = newIPAM(s)
+	s.index = newIndex()
+	s.routes()
+	srv.Store.Watch(s.onChange)
+	srv.OnClose(s.close)
+	return s
+}
+
+func (s *Service) routes() {
+	s.instanceRoutes()
+	s.bulkRoutes()
+	s.templateRoutes()
+	s.policyRoutes()
+	s.reservationRoutes()
+	s.adminRoutes()
+}
+
+// InstanceKey is the store key of an instance.
+func InstanceKey(project, zone, name string) string {
+	return fmt.Sprintf("projects/%s/zones/%s/instances/%s", project, zone, name)
+}
+
+// ParseInstanceKey splits an instance key into its parts.
+func ParseInstanceKey(key string) (project, zone, name string, ok bool) {
+	p := strings.Split(key, "/")
+	if len(p) != 6 || p[0] != "projects" || p[2] != "zones" || p[4] != "instances" {
+		return "", "", "", false
+	}
+	return p[1], p[3], p[5], true
+}
+
+// Instance returns a stored instance.
+func (s *Service) Instance(key string) (*computepb.Instance, bool) {
+	var inst computepb.Instance
+	ok, err := s.Store.Get(KindInstances, key, &inst)
+	if !ok || err != nil {
+		return nil, false
+	}
+	return &inst, true
+}
+
+// KeyByIP returns the key of the instance whose primary interface has ip (the metadata server's way to tell VMs
+// apart by source address). With overlapping VPC ranges the first match wins.
+func (s *Service) KeyByIP(ip string) (string, bool) { return s.index.keyByIP(ip) }
+
+// handle registers a route. Mutating routes get requestId idempotency: a call repeating a requestId already seen in
+// the project answers the original operation without running the handler (so a retried insert is not a 409).
+func (s *Service) handle(pattern, method string, class core.Class, h http.HandlerFunc) {
+	if class == core.Mutating {
+		h = s.idempotent(h)
+	}
+	s.Router.Handle(pattern, method, class, h)
+}
+
+var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+func (s *Service) idempotent(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id := r.URL.Query().Get("requestId")
+		if id != "" {
+			if !uuidRE.MatchString(id) || id == "00000000-0000-0000-0000-000000000000" {
+				fail(w, r, core.InvalidField("requestId", id, "The request id must be a valid UUID with the exception that zero UUID is not supported."))
+				return
+			}
+			if op, ok := s.Ops.ByRequestID(r.PathValue("project"), id); ok {
+				core.WriteJSON(w, http.StatusOK, op)
+				return
+			}
+		}
+		h(w, r)
+	}
+}
+
+func fail(w http.ResponseWriter, r *http.Request, err error) { core.WriteError(w, r, err) }
+
+// zone validates the {zone} path value against the catalog, answering 404 itself.
+func (s *Service) zone(w http.ResponseWriter, r *http.Request) (string, bool) {
+	z := r.PathValue("zone")
+	if _, ok := catalog.Zone(z); !ok {
+		fail(w, r, core.NotFound(fmt.Sprintf("projects/%s/zones/%s", r.PathValue("project"), z)))
+		return "", false
+	}
+	return z, true
+}
+
+// region validates the {region} path value against the catalog, answering 404 itself.
+func (s *Service) region(w http.ResponseWriter, r *http.Request) (string, bool) {
+	reg := r.PathValue("region")
+	if !catalog.IsRegion(reg) {
+		fail(w, r, core.NotFound(fmt.Sprintf("projects/%s/regions/%s", r.PathValue("project"), reg)))
+		return "", false
+	}
+	return reg, true
+}
+
+// getRaw answers a stored resource or Compute's 404.
+func (s *Service) getRaw(w http.ResponseWriter, r *http.Request, kind, key string) {
+	b, ok := s.Store.GetRaw(kind, key)
+	if !ok {
+		fail(w, r, core.NotFound(key))
+		return
+	}
+	core.WriteJSON(w, http.StatusOK, b)
+}
+
+// list answers a Compute list of the resources of kind under keyPrefix (which ends in "/").
+func (s *Service) list(w http.ResponseWriter, r *http.Request, listKind, kind, keyPrefix string) {
+	s.listRecords(w, r, listKind, strings.TrimSuffix(keyPrefix, "/"), s.Store.List(kind, keyPrefix))
+}
+
+func (s *Service) listRecords(w http.ResponseWriter, r *http.Request, listKind, collection string, recs []core.Record) {
+	items, next, err := core.Page(r, recs)
+	if err != nil {
+		fail(w, r, err)
+		return
+	}
+	body := map[string]any{"kind": listKind, "id": collection, "selfLink": core.SelfLink(collection)}
+	if len(items) > 0 {
+		body["items"] = items
+	}
+	if next != "" {
+		body["nextPageToken"] = next
+	}
+	core.WriteJSON(w, http.StatusOK, body)
+}
+
+// aggregated answers an aggregatedList: items keyed by scope ("zones/Z", "regions/R", "global"), each holding the
+// page's resources of that scope under field; scopes without results carry Compute's NO_RESULTS_ON_PAGE warning.
+func (s *Service) aggregated(w http.ResponseWriter, r *http.Request, listKind, field string, recs []core.Record, scopes []string) {
+	items, next, err := core.Page(r, recs)
+	if err != nil {
+		fail(w, r, err)
+		return
+	}
+	byScope := map[string][]json.RawMessage{}
+	for _, it := range items {
+		var probe struct{ SelfLink string }
+		_ = json.Unmarshal(it, &probe)
+		sc := scopeOf(probe.SelfLink)
+		byScope[sc] = append(byScope[sc], it)
+	}
+	out := map[string]any{}
+	for _, sc := range scopes {
+		if l := byScope[sc]; len(l) > 0 {
+			out[sc] = map[string]any{field: l}
+		} else if r.URL.Query().Get("includeAllScopes") != "false" {
+			out[sc] = map[string]any{"warning": map[string]any{
+				"code": "NO_RESULTS_ON_PAGE", "message": "There are no results for scope '" + sc + "' on this page.",
+				"data": []any{map[string]string{"key": "scope", "value": sc}},
+			}}
+		}
+	}
+	for sc, l := range byScope {
+		if _, ok := out[sc]; !ok {
+			out[sc] = map[string]any{field: l}
+		}
+	}
+	project := r.PathValue("project")
+	body := map[string]any{"kind": listKind, "id": "projects/" + project + "/aggregated/" + field,
+		"items": out, "selfLink": core.SelfLink("projects/" + project + "/aggregated/" + field)}
+	if next != "" {
+		body["nextPageToken"] = next
+	}
+	core.WriteJSON(w, http.StatusOK, body)
+}
+
+// scopeOf returns "zones/Z", "regions/R" or "global" for a selfLink or key.
+func scopeOf(ref string) string {
+	parts := strings.Split(core.RelativePath(ref), "/")
+	if len(parts) >= 4 && (parts[2] == "zones" || parts[2] == "regions") {
+		return parts[2] + "/" + parts[3]
+	}
+	return "global"
+}
+
+func zoneScopes() []string {
+	var out []string
+	for _, z := range catalog.ZoneNames() {
+		out = append(out, "zones/"+z)
+	}
+	return out
+}
+
+func regionScopes() []string {
+	var out []string
+	for _, r := range catalog.Regions() {
+		out = append(out, "regions/"+r)
+	}
+	return out
+}
+
+// resolveRef turns a reference to a resource of collection ("networks") given as a full URL, a partial path or a
+// bare name into its relative path, assuming the caller's project and scope ("global", "regions/R", "zones/Z").
+func resolveRef(project, scope, collection, ref string) string {
+	rel := core.RelativePath(ref)
+	switch {
+	case strings.HasPrefix(rel, "projects/"):
+		return rel
+	case strings.HasPrefix(rel, "global/"), strings.HasPrefix(rel, "regions/"), strings.HasPrefix(rel, "zones/"):
+		return "projects/" + project + "/" + rel
+	case !strings.Contains(rel, "/"):
+		return fmt.Sprintf("projects/%s/%s/%s/%s", project, scope, collection, rel)
+	}
+	return rel
+}
+
+// lastSegment is the name at the end of a path or URL.
+func lastSegment(p string) string { return p[strings.LastIndex(p, "/")+1:] }
+
+// randomFingerprint is a fresh fingerprint: Compute's change on every modification.
+func (s *Service) randomFingerprint() string {
+	return core.Fingerprint(s.Rand.Hex(16))
+}
+
+func firstNonEmpty(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

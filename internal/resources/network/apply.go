@@ -1,0 +1,143 @@
+package network
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	compute "cloud.google.com/go/compute/apiv1"
+	"google.golang.org/api/iterator"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
+)
+
+var iteratorDone = iterator.Done
+
+// applier reconciles the cloud towards one desired network.
+type applier struct {
+	c *gcp.Clients
+	d *desired
+}
+
+// wait finishes a mutating call: the call's own error, or the operation's outcome, classified.
+func (a *applier) wait(ctx context.Context, op *compute.Operation, err error) error {
+	if err != nil {
+		return gcp.Classify(err)
+	}
+	_, err = a.c.WaitCompute(ctx, op)
+	return err
+}
+
+// apply converges everything the network owns. The VPC comes first (everything else references
+// it); then the independent parts run concurrently, so a create costs about two operation
+// latencies instead of one per part.
+func (a *applier) apply(ctx context.Context) error {
+	if _, err := a.ensureVPC(ctx, a.d.name, a.d.description, a.d.mtu, ""); err != nil {
+		return err
+	}
+	var (
+		mu   sync.Mutex
+		errs []error
+		wg   sync.WaitGroup
+	)
+	run := func(f func() error) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := f(); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		}()
+	}
+	run(func() error {
+		_, err := a.ensureSubnet(ctx, a.d.region, a.d.n.subnet(), networkURL(a.d.project, a.d.name), a.d.subnetCIDR, a.d.privateGoogleAccess)
+		return err
+	})
+	run(func() error {
+		if a.d.nat {
+			return a.ensureRouter(ctx)
+		}
+		return a.deleteRouter(ctx)
+	})
+	run(func() error {
+		if a.d.psa {
+			_, _, err := a.ensurePSA(ctx)
+			return err
+		}
+		return a.deletePSA(ctx)
+	})
+	run(func() error {
+		if a.d.gpu != nil {
+			if _, err := a.ensureGPUNetworks(ctx); err != nil {
+				return err
+			}
+		}
+		return a.pruneGPUNetworks(ctx)
+	})
+	wg.Wait()
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	// Firewall rules reference the GPU VPCs, so they come after them.
+	want := a.desiredFirewalls()
+	for _, fw := range want {
+		run(func() error { return a.ensureFirewall(ctx, fw) })
+	}
+	for _, name := range a.unwantedFirewalls(want) {
+		run(func() error { return a.deleteFirewall(ctx, name) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func (a *applier) unwantedFirewalls(want []firewallRule) []string {
+	candidates := []string{a.d.n.fwIAPSSH()}
+	for i := range maxGPUSubnetsTotal {
+		candidates = append(candidates, a.d.n.gpuFW(i))
+	}
+	var out []string
+	for _, c := range candidates {
+		if !slices.ContainsFunc(want, func(f firewallRule) bool { return f.name == c }) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// destroy deletes everything in dependency order. Each step ignores what is already gone, so a
+// destroy interrupted half-way finishes on the next run.
+func (a *applier) destroy(ctx context.Context) error {
+	a.d.gpu = nil
+	a.d.iapSSH = false
+	var errs []error
+	// The peering and the range go first: the API refuses while producers (Filestore, Lustre)
+	// still use them, and then nothing else should be torn down either.
+	if err := a.deletePSA(ctx); err != nil {
+		return err
+	}
+	for _, fw := range append(a.unwantedFirewalls(nil), a.d.n.fwInternal()) {
+		if err := a.deleteFirewall(ctx, fw); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := a.deleteRouter(ctx); err != nil {
+		errs = append(errs, err)
+	}
+	if err := a.pruneGPUNetworks(ctx); err != nil {
+		errs = append(errs, err)
+	}
+	if err := a.deleteSubnet(ctx, a.d.region, a.d.n.subnet()); err != nil {
+		errs = append(errs, err)
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	if err := a.deleteVPC(ctx, a.d.name); err != nil {
+		return fmt.Errorf("%w (the network still holds resources this provider does not manage, such as VMs or other subnets)", err)
+	}
+	return nil
+}

@@ -1,0 +1,120 @@
+package network
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
+)
+
+// desired is the plan reduced to plain values: what the network and everything it owns should be.
+// Create and Update both reconcile the cloud towards it, so a second apply after a failure or a
+// crash converges instead of duplicating.
+type desired struct {
+	project, region, name, description string
+	mtu                                int64
+	subnetCIDR                         string
+	privateGoogleAccess                bool
+	iapSSH, nat                        bool
+	psa                                bool
+	psaPrefix                          int64
+	psaAddress                         string
+	gpu                                *gpuDesired
+	n                                  names
+}
+
+type gpuDesired struct {
+	stack catalog.NICStack
+	spec  catalog.NICStackSpec
+	zone  string
+	// gvnic holds one CIDR per gVNIC VPC (<name>-gpu-<i>, one subnet each): the GPU VPCs of
+	// TCPX/TCPXO, or the host VPCs of the RDMA stack.
+	gvnic []string
+	// rdma holds the CIDRs of the RDMA VPC's subnets; empty for TCPX/TCPXO.
+	rdma []string
+	cidr string
+}
+
+func (g *gpuDesired) mtu() int64 { return int64(g.spec.MTU) }
+
+// gpuLayout carves one /24 per GPU subnet out of base, gVNIC subnets first.
+func gpuLayout(stack catalog.NICStack, base string, subnetCount int) (gvnic, rdma []string, err error) {
+	spec, ok := catalog.NICStackInfo(stack)
+	if !ok || stack == catalog.NICNone {
+		return nil, nil, fmt.Errorf("unknown GPU NIC stack %q", stack)
+	}
+	p, err := netip.ParsePrefix(base)
+	if err != nil {
+		return nil, nil, err
+	}
+	gv := spec.GPUVPCs
+	if spec.NetworkProfileRequired {
+		gv = spec.HostGVNICVPCs
+	}
+	rd := 0
+	if spec.NetworkProfileRequired {
+		rd = subnetCount
+	}
+	total := gv + rd
+	if p.Bits() > 24 || total > 1<<(24-p.Bits()) {
+		return nil, nil, fmt.Errorf("%s holds %d /24 subnets; the %s stack needs %d", base, 1<<max(0, 24-p.Bits()), stack, total)
+	}
+	a := p.Addr().As4()
+	next := func(i int) string {
+		v := uint32(a[0])<<24 | uint32(a[1])<<16 | uint32(a[2])<<8 | uint32(a[3])
+		v += uint32(i) << 8
+		return netip.PrefixFrom(netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}), 24).String()
+	}
+	for i := 0; i < gv; i++ {
+		gvnic = append(gvnic, next(i))
+	}
+	for i := 0; i < rd; i++ {
+		rdma = append(rdma, next(gv+i))
+	}
+	return gvnic, rdma, nil
+}
+
+const defaultGPUCIDR = "192.168.0.0/16"
+
+// toDesired reads a fully known plan. Defaults that depend on the provider (project, region,
+// zone) are resolved in ModifyPlan, so by apply time every value here is known.
+func toDesired(ctx context.Context, m *model) (*desired, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	d := &desired{
+		project: m.Project.ValueString(), region: m.Region.ValueString(), name: m.Name.ValueString(),
+		description: m.Description.ValueString(), mtu: m.MTU.ValueInt64(),
+		iapSSH: m.EnableIAPSSH.ValueBool(), nat: m.EnableNAT.ValueBool(),
+	}
+	d.n = names{base: d.name}
+	var s subnetModel
+	diags.Append(m.Subnet.As(ctx, &s, objectOpts)...)
+	d.subnetCIDR = s.CIDR.ValueString()
+	d.privateGoogleAccess = s.PrivateGoogleAccess.IsNull() || s.PrivateGoogleAccess.ValueBool()
+
+	p := psaFrom(ctx, m.PrivateServiceAccess, &diags)
+	d.psa, d.psaPrefix, d.psaAddress = p.Enabled.ValueBool(), p.PrefixLength.ValueInt64(), p.Address.ValueString()
+	if p.Address.IsUnknown() {
+		d.psaAddress = ""
+	}
+
+	if !m.GPUNetworks.IsNull() && !m.GPUNetworks.IsUnknown() {
+		var g gpuNetworksModel
+		diags.Append(m.GPUNetworks.As(ctx, &g, objectOpts)...)
+		stack := catalog.NICStack(g.Stack.ValueString())
+		spec, _ := catalog.NICStackInfo(stack)
+		gd := &gpuDesired{stack: stack, spec: spec, zone: g.Zone.ValueString(), cidr: g.CIDR.ValueString()}
+		if gd.cidr == "" {
+			gd.cidr = defaultGPUCIDR
+		}
+		gv, rd, err := gpuLayout(stack, gd.cidr, int(g.SubnetCount.ValueInt64()))
+		if err != nil {
+			diags.AddError("Invalid gpu_networks", err.Error())
+		}
+		gd.gvnic, gd.rdma = gv, rd
+		d.gpu = gd
+	}
+	return d, diags
+}

@@ -1,0 +1,76 @@
+package network_test
+
+import (
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/acctest"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/core"
+)
+
+const gpuExtra = `
+  gpu_networks = {
+    stack = "tcpxo"
+  }
+`
+
+// With 30% of every call answered 429 or 503 — including calls whose work was done before the
+// answer was lost — an apply still succeeds and nothing exists twice.
+func TestAccNetwork_throttled(t *testing.T) {
+	env := acctest.New(t)
+	seed := uint64(7)
+	env.ApplyFaults(t, core.FaultSpec{Seed: &seed, ErrorRates: []core.ErrorRate{
+		{Method: "compute.*", Rate: 0.3, Code: 503},
+		{Method: "servicenetworking.*", Rate: 0.3, Code: 429},
+		{Method: "compute.*.insert", Rate: 0.3, Code: 503, AfterHandler: true},
+	}})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             env.CheckNothingLeft,
+		Steps: []resource.TestStep{{
+			Config: env.Config(basicConfig("hc-throttle", "10.3.0.0/20", gpuExtra)),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				env.CheckCount("compute.networks", 9),
+				env.CheckCount("compute.subnetworks", 9),
+				env.CheckCount("compute.firewalls", 10),
+				env.CheckCount("compute.routers", 1),
+				env.CheckCount("compute.globalAddresses", 1),
+				env.CheckCount("servicenetworking.connections", 1),
+				env.CheckErrorsInjected(),
+			),
+		}},
+	})
+}
+
+// A failed operation fails the apply with the API's own message; the next apply converges and a
+// destroy leaves nothing behind.
+func TestAccNetwork_failedOperation(t *testing.T) {
+	env := acctest.New(t)
+	cfg := env.Config(basicConfig("hc-fail", "10.4.0.0/20", ""))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             env.CheckNothingLeft,
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() {
+					env.ApplyFaults(t, core.FaultSpec{FailOperations: []core.FailOperations{{
+						Method: "compute.routers.insert", Count: 1, HTTPStatus: 400,
+						Code: "INVALID_USAGE", Message: "Router hc-fail-router: NAT configuration is invalid for this network (injected)",
+					}}})
+				},
+				Config:      cfg,
+				ExpectError: regexp.MustCompile(`(?s)INVALID_USAGE.*NAT configuration is invalid for this network \(injected\)`),
+			},
+			{
+				Config: cfg,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					env.CheckCount("compute.networks", 1),
+					env.CheckCount("compute.routers", 1),
+					env.CheckCount("compute.subnetworks", 1),
+				),
+			},
+		},
+	})
+}

@@ -1,0 +1,182 @@
+// Package network implements hypercompute_network: a cluster VPC and everything it owns.
+package network
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/providerdata"
+)
+
+const (
+	defaultCreateTimeout = 20 * time.Minute
+	defaultUpdateTimeout = 20 * time.Minute
+	defaultDeleteTimeout = 20 * time.Minute
+)
+
+type networkResource struct {
+	p *providerdata.Data
+}
+
+var (
+	_ resource.ResourceWithConfigure        = (*networkResource)(nil)
+	_ resource.ResourceWithImportState      = (*networkResource)(nil)
+	_ resource.ResourceWithModifyPlan       = (*networkResource)(nil)
+	_ resource.ResourceWithConfigValidators = (*networkResource)(nil)
+)
+
+// NewResource is registered by the provider.
+func NewResource() resource.Resource { return &networkResource{} }
+
+func (r *networkResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_network"
+}
+
+func (r *networkResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.p = providerdata.FromConfigure(req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *networkResource) applierFor(m *model) *applier {
+	return &applier{c: r.p.Clients, d: &desired{
+		project: m.Project.ValueString(), region: m.Region.ValueString(), name: m.Name.ValueString(),
+		n: names{base: m.Name.ValueString()},
+	}}
+}
+
+func (r *networkResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan model
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Create(ctx, defaultCreateTimeout)
+	resp.Diagnostics.Append(diags...)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	r.converge(ctx, &plan, &resp.State, &resp.Diagnostics, "create")
+}
+
+func (r *networkResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan model
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Update(ctx, defaultUpdateTimeout)
+	resp.Diagnostics.Append(diags...)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	r.converge(ctx, &plan, &resp.State, &resp.Diagnostics, "update")
+}
+
+// converge applies the plan and records what exists afterwards. On failure the state still gets
+// the network's ID and whatever was created, so nothing is orphaned: Terraform marks a failed
+// create tainted, and the next apply (or destroy) finds every part by its derived name.
+func (r *networkResource) converge(ctx context.Context, plan *model, state stateSetter, diags *diagnostics, verb string) {
+	d, dd := toDesired(ctx, plan)
+	diags.Append(dd...)
+	if diags.HasError() {
+		return
+	}
+	a := &applier{c: r.p.Clients, d: d}
+	applyErr := a.apply(ctx)
+	if applyErr != nil {
+		diags.AddError(fmt.Sprintf("Unable to %s network %s", verb, d.name), applyErr.Error())
+	}
+	// Read back with a fresh context: an apply that timed out must still record what it made.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+	defer cancel()
+	out := *plan
+	found, rd := a.observe(rctx, &out)
+	diags.Append(rd...)
+	if !found {
+		if applyErr == nil {
+			diags.AddError("Network vanished", fmt.Sprintf("network %s was created but cannot be read back", d.name))
+		}
+		return
+	}
+	if applyErr == nil {
+		// What the user wrote wins where the API echoes it in another form.
+		out.Description = plan.Description
+	}
+	diags.Append(state.Set(ctx, &out)...)
+}
+
+func (r *networkResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state model
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if state.Project.IsNull() || state.Project.ValueString() == "" {
+		state.Project = types.StringValue(r.p.Project)
+	}
+	if state.Region.IsNull() || state.Region.ValueString() == "" {
+		state.Region = types.StringValue(r.p.Region)
+	}
+	a := r.applierFor(&state)
+	found, diags := a.observe(ctx, &state)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !found {
+		// Deleted outside Terraform: forget it so the next plan creates it again.
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *networkResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state model
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := state.Timeouts.Delete(ctx, defaultDeleteTimeout)
+	resp.Diagnostics.Append(diags...)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	a := r.applierFor(&state)
+	if err := a.destroy(ctx); err != nil {
+		resp.Diagnostics.AddError("Unable to delete network "+state.Name.ValueString(), err.Error())
+	}
+}
+
+// ImportState accepts `projects/{project}/global/networks/{name}`, `{project}/{name}` or `{name}`;
+// `{project}/{region}/{name}` names the region of the subnet when it is not the provider's.
+func (r *networkResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	project, region, name := r.p.Project, r.p.Region, ""
+	parts := strings.Split(req.ID, "/")
+	switch {
+	case len(parts) == 5 && parts[0] == "projects" && parts[2] == "global" && parts[3] == "networks":
+		project, name = parts[1], parts[4]
+	case len(parts) == 3:
+		project, region, name = parts[0], parts[1], parts[2]
+	case len(parts) == 2:
+		project, name = parts[0], parts[1]
+	case len(parts) == 1:
+		name = parts[0]
+	default:
+		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("expected projects/{project}/global/networks/{name}, {project}/{region}/{name} or {name}; got %q", req.ID))
+		return
+	}
+	if err := catalog.ValidateResourceName(name); err != nil || project == "" || region == "" {
+		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("cannot import %q: need a valid network name, a project and a region (from the ID or the provider)", req.ID))
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), networkID(project, name))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("project"), project)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("region"), region)...)
+}
