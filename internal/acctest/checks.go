@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -11,7 +12,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"google.golang.org/api/iterator"
+	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator"
 )
 
 // The store kinds a network test inspects; every one must be empty after destroy.
@@ -81,7 +85,7 @@ func (e *Env) firewall(name string) (*computepb.Firewall, error) {
 	for _, it := range e.Inventory().Kinds["compute.firewalls"] {
 		if it.Name == name {
 			var fw computepb.Firewall
-			if err := json.Unmarshal(it.Resource, &fw); err != nil {
+			if err := (protojson.UnmarshalOptions{DiscardUnknown: true}).Unmarshal(it.Resource, &fw); err != nil {
 				return nil, err
 			}
 			return &fw, nil
@@ -129,21 +133,19 @@ func (e *Env) DeleteNetworkOutOfBand(ctx context.Context, name string) error {
 	c := e.Clients()
 	netURL := "https://www.googleapis.com/compute/v1/projects/" + Project + "/global/networks/" + name
 	// Service Networking's peering goes first, then everything that references the network.
-	for _, it := range e.Inventory().Kinds["servicenetworking.connections"] {
-		var conn struct {
-			Network string `json:"network"`
-			Peering string `json:"peering"`
+	consumer := "projects/" + emulator.ProjectNumber(Project) + "/global/networks/" + name
+	conns, err := c.ServiceNetworking.Services.Connections.List("services/servicenetworking.googleapis.com").Network(consumer).Context(ctx).Do()
+	if err != nil {
+		return err
+	}
+	for _, conn := range conns.Connections {
+		op, err := c.ServiceNetworking.Services.Connections.DeleteConnection("services/servicenetworking.googleapis.com/connections/"+conn.Peering,
+			&servicenetworkingDeleteRequest{ConsumerNetwork: consumer}).Context(ctx).Do()
+		if err != nil {
+			return err
 		}
-		_ = json.Unmarshal(it.Resource, &conn)
-		if strings.HasSuffix(conn.Network, "/networks/"+name) {
-			op, err := c.ServiceNetworking.Services.Connections.DeleteConnection("services/servicenetworking.googleapis.com/connections/"+conn.Peering,
-				&servicenetworkingDeleteRequest{ConsumerNetwork: conn.Network}).Context(ctx).Do()
-			if err != nil {
-				return err
-			}
-			if _, err := c.WaitServiceNetworkingOp(ctx, op); err != nil {
-				return err
-			}
+		if _, err := c.WaitServiceNetworkingOp(ctx, op); err != nil {
+			return err
 		}
 	}
 	fws := c.Firewalls.List(ctx, &computepb.ListFirewallsRequest{Project: Project})
@@ -188,8 +190,14 @@ func (e *Env) DeleteNetworkOutOfBand(ctx context.Context, name string) error {
 			return err
 		}
 	}
-	_, err := wait(ctx, c, func() (*computeOperation, error) {
+	_, err = wait(ctx, c, func() (*computeOperation, error) {
 		return c.Networks.Delete(ctx, &computepb.DeleteNetworkRequest{Project: Project, Network: name})
 	})
 	return err
+}
+
+// ErrorMatching compiles an expected error pattern so that it matches across the line breaks
+// Terraform inserts when it wraps diagnostics: every space in the pattern matches any whitespace.
+func ErrorMatching(pattern string) *regexp.Regexp {
+	return regexp.MustCompile(strings.ReplaceAll(pattern, " ", `\s+`))
 }

@@ -3,10 +3,12 @@ package emulator
 import (
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/compute"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/core"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/servicenetworking"
 )
 
 // services are the emulated APIs. Each registers its routes and hooks on the shared core.Server; adding an API
 // is one line here (see doc.go).
 var services = []func(*core.Server){
 	compute.Register,
+	func(s *core.Server) { servicenetworking.Register(s) },
 }

@@ -33,6 +33,10 @@ type ErrorRate struct {
 	Code    int     `json:"code"`              // HTTP status, default 503
 	Reason  string  `json:"reason,omitempty"`  // Compute reason, default per status
 	Message string  `json:"message,omitempty"` // default per status
+	// AfterHandler lets the call do its work and then loses the answer, as when a front end times out
+	// after the back end committed: the client sees the error, retries, and only requestId keeps it from
+	// doing the work twice.
+	AfterHandler bool `json:"afterHandler,omitempty"`
 }
 
 // FailOperations makes the next Count operations fail.
@@ -191,6 +195,12 @@ func (f *Faults) Latency(method string) (time.Duration, bool) {
 
 // SyncError decides, for one call of method, whether an error rate hits it, and returns the error to answer.
 func (f *Faults) SyncError(method string) *APIError {
+	e, _ := f.SyncErrorMode(method)
+	return e
+}
+
+// SyncErrorMode is SyncError plus whether the call's work must still be done before answering the error.
+func (f *Faults) SyncErrorMode(method string) (*APIError, bool) {
 	f.mu.Lock()
 	var hit *ErrorRate
 	bestScore := -1
@@ -205,13 +215,13 @@ func (f *Faults) SyncError(method string) *APIError {
 	}
 	f.mu.Unlock()
 	if hit == nil || e.Rate <= 0 || f.rand.Float64() >= e.Rate {
-		return nil
+		return nil, false
 	}
 	code := e.Code
 	if code == 0 {
 		code = 503
 	}
-	return ErrorForStatus(code, e.Reason, e.Message)
+	return ErrorForStatus(code, e.Reason, e.Message), e.AfterHandler
 }
 
 // TakeOperationFailure consumes one pending failOperations entry matching method and returns the error the

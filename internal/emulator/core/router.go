@@ -63,7 +63,10 @@ func (rt *Router) Handle(pattern, method string, class Class, h http.HandlerFunc
 			rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 			w = rec
 			defer func() { rt.calls.Record(route.Method, route.Class, rec.status >= 400) }()
-			if e := rt.faults.SyncError(route.Method); e != nil {
+			if e, after := rt.faults.SyncErrorMode(route.Method); e != nil {
+				if after {
+					h(&lostAnswer{header: http.Header{}}, r)
+				}
 				WriteError(w, r, e)
 				return
 			}
@@ -156,3 +159,10 @@ func (s *statusRecorder) Flush() {
 
 // Unwrap lets http.ResponseController reach the underlying writer.
 func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// lostAnswer swallows a handler's answer for AfterHandler faults.
+type lostAnswer struct{ header http.Header }
+
+func (l *lostAnswer) Header() http.Header         { return l.header }
+func (l *lostAnswer) Write(b []byte) (int, error) { return len(b), nil }
+func (l *lostAnswer) WriteHeader(int)             {}

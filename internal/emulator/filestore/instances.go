@@ -112,7 +112,7 @@ func (s *Service) completeCreate(tx *core.Tx, name string, ni *newInstance) (any
 	nc.IpAddresses = []string{a.Host(2)}
 	inst.State = filestorepb.Instance_READY
 	inst.Etag = s.etag()
-	if err := s.backing.Ensure(backingPath(name, inst.FileShares[0].GetName())...); err != nil {
+	if err := s.dirs().Ensure(backingPath(name, inst.FileShares[0].GetName())...); err != nil {
 		return nil, err
 	}
 	if err := tx.Put(KindInstances, name, &inst); err != nil {

@@ -387,3 +387,35 @@ func TestFilestoreCreatingStateAndLatency(t *testing.T) {
 		t.Fatalf("after completion: %v, %v", inst, err)
 	}
 }
+
+// Backing directories follow committed state: a data directory set after the fact gets the READY instances'
+// shares, and a reset (like a deletion) removes them.
+func TestFilestoreBackingFollowsState(t *testing.T) {
+	e := psatest.Start(t)
+	e.PSA("vpc")
+	if err := e.Filestore.SetDataDir(""); err != nil {
+		t.Fatal(err)
+	}
+	mustCreate(t, e, "home", zonal("vpc"))
+	if _, ok := e.Filestore.ResolveMount("10.20.0.2:/home"); ok {
+		t.Fatal("resolved without a data directory")
+	}
+	dataDir := t.TempDir()
+	if err := e.Filestore.SetDataDir(dataDir); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(dataDir, "filestore", psatest.Project, zone, "home", "home")
+	if got, ok := e.Filestore.ResolveMount("10.20.0.2:/home"); !ok || got != dir {
+		t.Fatalf("ResolveMount = %q %v", got, ok)
+	}
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatalf("share directory of an existing instance: %v", err)
+	}
+	if c, ok := e.Server.Component(filestore.ComponentName).(*filestore.Service); !ok || c != e.Filestore {
+		t.Fatal("the service is not provided as a component")
+	}
+	e.Server.Reset()
+	if _, err := os.Stat(filepath.Join(dataDir, "filestore", psatest.Project)); !os.IsNotExist(err) {
+		t.Fatalf("reset left backing directories: %v", err)
+	}
+}

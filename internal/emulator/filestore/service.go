@@ -10,6 +10,7 @@ package filestore
 
 import (
 	"net/http"
+	"sync/atomic"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/core"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/servicenetworking"
@@ -45,15 +46,15 @@ type Options struct {
 // Service is the Filestore API bound to the emulator core.
 type Service struct {
 	*core.Server
-	backing servicenetworking.Backing
+	backing atomic.Pointer[servicenetworking.Backing]
 }
+
+// ComponentName is the name Register provides the Service under (srv.Component).
+const ComponentName = "filestore"
 
 // Register mounts the Filestore API on srv.
 func Register(srv *core.Server, opts Options) *Service {
 	s := &Service{Server: srv}
-	if opts.DataDir != "" {
-		s.backing.Root = opts.DataDir + "/filestore"
-	}
 	s.Router.Handle("POST "+instances, "file.projects.locations.instances.create", core.Mutating, s.createInstance)
 	s.Router.Handle("GET "+instances, "file.projects.locations.instances.list", core.Read, s.listInstances)
 	s.Router.Handle("GET "+instance, "file.projects.locations.instances.get", core.Read, s.getInstance)
@@ -65,6 +66,12 @@ func Register(srv *core.Server, opts Options) *Service {
 	// so dropping the /filestore prefix; this route serves those polls.
 	s.Router.Handle("GET /v1/projects/{project}/locations/{location}/operations/{operation}", "file.projects.locations.operations.get", core.Read, s.getOperation)
 	s.watchBacking()
+	if opts.DataDir != "" {
+		if err := s.SetDataDir(opts.DataDir); err != nil {
+			s.Log.Error("preparing backing directories", "api", ComponentName, "err", err)
+		}
+	}
+	srv.Provide(ComponentName, s)
 	return s
 }
 

@@ -94,7 +94,9 @@ func interruptible(inst *computepb.Instance) bool {
 }
 
 // stockedOut reports whether the stockout fault covers the VM's zone and machine type.
-func (s *Service) stockedOut(zone, machineType string) bool { return s.Faults.Stockout(zone, machineType) }
+func (s *Service) stockedOut(zone, machineType string) bool {
+	return s.Faults.Stockout(zone, machineType)
+}
 
 // acquire provisions what a VM needs, inside tx: zone capacity (stockout faults and the capacity ledger), a
 // reservation per its affinity, and regional quota. Any failure is the operation error to report; the caller

@@ -87,7 +87,9 @@ func projectOf(key string) string {
 }
 
 // ProjectMetadata returns the project's commonInstanceMetadata (nil when the project resource does not exist).
-func (s *Service) ProjectMetadata(project string) *computepb.Metadata { return s.projectMetadata(project) }
+func (s *Service) ProjectMetadata(project string) *computepb.Metadata {
+	return s.projectMetadata(project)
+}
 
 // GuestAttributes returns what the instance at key wrote.
 func (s *Service) GuestAttributes(key string) GuestAttributeSet {

@@ -11,9 +11,9 @@ import (
 // store. It follows committed store changes (see onChange).
 type index struct {
 	mu       sync.RWMutex
-	entries  map[string]indexEntry         // instance key → what it holds
-	byIP     map[string]string             // primary IP → instance key
-	byPolicy map[string]map[string]bool    // resource policy key → instance keys
+	entries  map[string]indexEntry      // instance key → what it holds
+	byIP     map[string]string          // primary IP → instance key
+	byPolicy map[string]map[string]bool // resource policy key → instance keys
 }
 
 type indexEntry struct {

@@ -104,6 +104,10 @@ func (s *Service) insertInstance(w http.ResponseWriter, r *http.Request) {
 		fail(w, r, apiErr)
 		return
 	}
+	if apiErr := s.checkPlacementRoom(p.proto, 1, "resource"); apiErr != nil {
+		fail(w, r, apiErr)
+		return
+	}
 	vm := s.instantiate(p, name, inst.GetHostname())
 	if apiErr := s.assignIPs(p, key, vm, s.Store.List, "resource"); apiErr != nil {
 		fail(w, r, apiErr)

@@ -234,7 +234,7 @@ func metadataValue(md *computepb.Metadata, key string) string {
 }
 
 // KindProjects is where the compute package keeps project resources (commonInstanceMetadata), key "projects/P".
-const KindProjects = "compute.projects"
+const KindProjects = compute.KindProjects
 
 // projectMetadata returns the project's commonInstanceMetadata, if the project resource exists.
 func (s *Service) projectMetadata(project string) *computepb.Metadata {

@@ -4,8 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"regexp"
-	"strings"
+		"strings"
 	"sync"
 
 	"cloud.google.com/go/compute/apiv1/computepb"
@@ -55,6 +54,7 @@ func Register(srv *core.Server) *Service {
 	s.index = newIndex()
 	s.routes()
 	srv.Store.Watch(s.onChange)
+	srv.Provide("instances", s)
 	srv.OnClose(s.close)
 	return s
 }
@@ -96,32 +96,9 @@ func (s *Service) Instance(key string) (*computepb.Instance, bool) {
 // apart by source address). With overlapping VPC ranges the first match wins.
 func (s *Service) KeyByIP(ip string) (string, bool) { return s.index.keyByIP(ip) }
 
-// handle registers a route. Mutating routes get requestId idempotency: a call repeating a requestId already seen in
-// the project answers the original operation without running the handler (so a retried insert is not a 409).
+// handle registers a route (the router adds requestId idempotency to mutating Compute methods).
 func (s *Service) handle(pattern, method string, class core.Class, h http.HandlerFunc) {
-	if class == core.Mutating {
-		h = s.idempotent(h)
-	}
 	s.Router.Handle(pattern, method, class, h)
-}
-
-var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
-
-func (s *Service) idempotent(h http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		id := r.URL.Query().Get("requestId")
-		if id != "" {
-			if !uuidRE.MatchString(id) || id == "00000000-0000-0000-0000-000000000000" {
-				fail(w, r, core.InvalidField("requestId", id, "The request id must be a valid UUID with the exception that zero UUID is not supported."))
-				return
-			}
-			if op, ok := s.Ops.ByRequestID(r.PathValue("project"), id); ok {
-				core.WriteJSON(w, http.StatusOK, op)
-				return
-			}
-		}
-		h(w, r)
-	}
 }
 
 func fail(w http.ResponseWriter, r *http.Request, err error) { core.WriteError(w, r, err) }

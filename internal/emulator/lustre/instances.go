@@ -125,7 +125,7 @@ func (s *Service) completeCreate(tx *core.Tx, name string, net sn.NetworkRef) (a
 	inst.MountPoint = a.Host(2) + "@tcp:/" + inst.Filesystem
 	inst.State = wire.StateActive
 	inst.UpdateTime = core.RFC3339(s.Now())
-	if err := s.backing.Ensure(backingPath(name)...); err != nil {
+	if err := s.dirs().Ensure(backingPath(name)...); err != nil {
 		return nil, err
 	}
 	if err := tx.Put(KindInstances, name, inst); err != nil {

@@ -11,6 +11,7 @@ package lustre
 
 import (
 	"net/http"
+	"sync/atomic"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/core"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/servicenetworking"
@@ -45,15 +46,15 @@ type Options struct {
 // Service is the Managed Lustre API bound to the emulator core.
 type Service struct {
 	*core.Server
-	backing servicenetworking.Backing
+	backing atomic.Pointer[servicenetworking.Backing]
 }
+
+// ComponentName is the name Register provides the Service under (srv.Component).
+const ComponentName = "lustre"
 
 // Register mounts the Managed Lustre API on srv.
 func Register(srv *core.Server, opts Options) *Service {
 	s := &Service{Server: srv}
-	if opts.DataDir != "" {
-		s.backing.Root = opts.DataDir + "/lustre"
-	}
 	s.Router.Handle("POST "+instances, "lustre.projects.locations.instances.create", core.Mutating, s.idempotent(s.createInstance))
 	s.Router.Handle("GET "+instances, "lustre.projects.locations.instances.list", core.Read, s.listInstances)
 	s.Router.Handle("GET "+instance, "lustre.projects.locations.instances.get", core.Read, s.getInstance)
@@ -62,6 +63,12 @@ func Register(srv *core.Server, opts Options) *Service {
 	s.Router.Handle("GET "+prefix+"/operations/{operation}", "lustre.projects.locations.operations.get", core.Read, s.getOperation)
 	s.Router.Handle("GET "+prefix+"/operations", "lustre.projects.locations.operations.list", core.Read, s.listOperations)
 	s.watchBacking()
+	if opts.DataDir != "" {
+		if err := s.SetDataDir(opts.DataDir); err != nil {
+			s.Log.Error("preparing backing directories", "api", ComponentName, "err", err)
+		}
+	}
+	srv.Provide(ComponentName, s)
 	return s
 }
 

@@ -94,6 +94,9 @@ func (s *Service) createConnection(w http.ResponseWriter, r *http.Request) {
 		if err := tx.Put(KindConnections, key, rec); err != nil {
 			return nil, err
 		}
+		if err := setPeering(tx, net, service, true, s.Now()); err != nil {
+			return nil, err
+		}
 		return core.Typed(connectionTypeURL, rec.wire()), nil
 	}})
 	core.WriteJSON(w, http.StatusOK, l)
@@ -230,6 +233,9 @@ func (s *Service) deleteConnection(w http.ResponseWriter, r *http.Request) {
 			return nil, failedPrecondition("Failed to delete connection; %s Still in use by: %s.", msgProducersInUse, strings.Join(users, ", "))
 		}
 		tx.Delete(KindConnections, key)
+		if err := setPeering(tx, net, service, false, s.Now()); err != nil {
+			return nil, err
+		}
 		return core.Typed(emptyTypeURL, struct{}{}), nil
 	}})
 	core.WriteJSON(w, http.StatusOK, l)

@@ -70,6 +70,15 @@ func TestConnectionLifecycle(t *testing.T) {
 	if !strings.Contains(string(op.Response), `"@type":"type.googleapis.com/google.cloud.servicenetworking.v1.Connection"`) {
 		t.Errorf("response lacks the Connection @type: %s", op.Response)
 	}
+	// Compute shows the peering on the consumer network.
+	vpc, err := e.Networks.Get(e.Ctx, &computepb.GetNetworkRequest{Project: psatest.Project, Network: "vpc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ps := vpc.GetPeerings(); len(ps) != 1 || ps[0].GetName() != "servicenetworking-googleapis-com" || ps[0].GetState() != "ACTIVE" ||
+		!strings.HasSuffix(ps[0].GetNetwork(), "/global/networks/servicenetworking") {
+		t.Fatalf("network peerings = %v", ps)
+	}
 	// The project-ID form of the network finds the same connection.
 	got := listConnections(t, e, "projects/"+psatest.Project+"/global/networks/vpc")
 	if len(got) != 1 || got[0].Network != e.ConsumerNetwork("vpc") {
@@ -118,6 +127,14 @@ func TestConnectionLifecycle(t *testing.T) {
 		t.Fatalf("the attached range was deleted: %v", err)
 	}
 
+	// Nor can the network.
+	if _, err := e.Networks.Delete(e.Ctx, &computepb.DeleteNetworkRequest{Project: psatest.Project, Network: "vpc"}); err != nil {
+		t.Fatalf("delete call: %v", err)
+	}
+	if _, err := e.Networks.Get(e.Ctx, &computepb.GetNetworkRequest{Project: psatest.Project, Network: "vpc"}); err != nil {
+		t.Fatalf("the connected network was deleted: %v", err)
+	}
+
 	// deleteConnection posts to v1/{name} with the consumer network.
 	dop, err := e.ServiceNet.Services.Connections.DeleteConnection(svc+"/connections/servicenetworking-googleapis-com",
 		&sn.DeleteConnectionRequest{ConsumerNetwork: e.ConsumerNetwork("vpc")}).Do()
@@ -129,6 +146,9 @@ func TestConnectionLifecycle(t *testing.T) {
 	}
 	if got := listConnections(t, e, e.ConsumerNetwork("vpc")); len(got) != 0 {
 		t.Fatalf("list after delete = %+v", got)
+	}
+	if vpc, err := e.Networks.Get(e.Ctx, &computepb.GetNetworkRequest{Project: psatest.Project, Network: "vpc"}); err != nil || len(vpc.GetPeerings()) != 0 {
+		t.Fatalf("peerings after delete = %v, %v", vpc.GetPeerings(), err)
 	}
 	if n := e.Server.Calls.Count("servicenetworking.services.connections.deleteConnection"); n != 1 {
 		t.Errorf("deleteConnection counted %d times", n)

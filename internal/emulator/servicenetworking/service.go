@@ -36,6 +36,9 @@ const emptyTypeURL = "type.googleapis.com/google.protobuf.Empty"
 
 const prefix = "/servicenetworking/v1"
 
+// ComponentName is the name Register provides the Service under (srv.Component).
+const ComponentName = "servicenetworking"
+
 // Service is the Service Networking API bound to the emulator core.
 type Service struct {
 	*core.Server
@@ -52,6 +55,7 @@ func Register(srv *core.Server) *Service {
 	// of the discovery document's flatPath is accepted too.
 	s.Router.Handle("POST "+conns+"/{name}", "servicenetworking.services.connections.deleteConnection", core.Mutating, s.deleteConnection)
 	s.Router.Handle("GET "+prefix+"/operations/{operation}", "servicenetworking.operations.get", core.Read, s.getOperation)
+	srv.Provide(ComponentName, s)
 	return s
 }
 

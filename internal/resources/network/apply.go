@@ -30,11 +30,16 @@ func (a *applier) wait(ctx context.Context, op *compute.Operation, err error) er
 	return err
 }
 
-// apply converges everything the network owns. The VPC comes first (everything else references
-// it); then the independent parts run concurrently, so a create costs about two operation
-// latencies instead of one per part.
+// apply converges everything the network owns. The VPC and its subnet come first (everything
+// else references them); then the independent parts run concurrently, so a create costs a few
+// operation latencies instead of one per part.
 func (a *applier) apply(ctx context.Context) error {
 	if _, err := a.ensureVPC(ctx, a.d.name, a.d.description, a.d.mtu, ""); err != nil {
+		return err
+	}
+	// The subnet precedes the private service access range: a range Google picks avoids the
+	// subnets that exist, while a subnet created later that collides with the range is refused.
+	if _, err := a.ensureSubnet(ctx, a.d.region, a.d.n.subnet(), networkURL(a.d.project, a.d.name), a.d.subnetCIDR, a.d.privateGoogleAccess); err != nil {
 		return err
 	}
 	var (
@@ -53,10 +58,6 @@ func (a *applier) apply(ctx context.Context) error {
 			}
 		}()
 	}
-	run(func() error {
-		_, err := a.ensureSubnet(ctx, a.d.region, a.d.n.subnet(), networkURL(a.d.project, a.d.name), a.d.subnetCIDR, a.d.privateGoogleAccess)
-		return err
-	})
 	run(func() error {
 		if a.d.nat {
 			return a.ensureRouter(ctx)

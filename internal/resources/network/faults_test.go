@@ -1,7 +1,6 @@
 package network_test
 
 import (
-	"regexp"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -61,7 +60,7 @@ func TestAccNetwork_failedOperation(t *testing.T) {
 					}}})
 				},
 				Config:      cfg,
-				ExpectError: regexp.MustCompile(`(?s)INVALID_USAGE.*NAT configuration is invalid for this network \(injected\)`),
+				ExpectError: acctest.ErrorMatching(`creating Cloud Router hc-fail-router with NAT: operation \S+ failed: INVALID_USAGE: Router hc-fail-router: NAT configuration is invalid for this network \(injected\)`),
 			},
 			{
 				Config: cfg,

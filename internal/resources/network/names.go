@@ -29,7 +29,9 @@ const (
 	maxGPUSubnetsTotal = 8
 )
 
-func networkID(project, name string) string { return fmt.Sprintf("projects/%s/global/networks/%s", project, name) }
+func networkID(project, name string) string {
+	return fmt.Sprintf("projects/%s/global/networks/%s", project, name)
+}
 func networkURL(project, name string) string { return computeBase + networkID(project, name) }
 func subnetID(project, region, name string) string {
 	return fmt.Sprintf("projects/%s/regions/%s/subnetworks/%s", project, region, name)

@@ -65,7 +65,7 @@ func (r *networkResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		} else if provProject != "" {
 			plan.Project = types.StringValue(provProject)
 		} else if r.p != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("project"), "Missing project", "set project on the resource or the provider, or export GOOGLE_PROJECT")
+			resp.Diagnostics.AddAttributeError(path.Root("project"), "Missing project", "project: set project on the resource or the provider, or export GOOGLE_PROJECT")
 		}
 	}
 	if plan.Region.IsUnknown() || plan.Region.IsNull() {
@@ -74,7 +74,7 @@ func (r *networkResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		} else if provRegion != "" {
 			plan.Region = types.StringValue(provRegion)
 		} else if r.p != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("region"), "Missing region", "set region on the resource or the provider, or export GOOGLE_REGION")
+			resp.Diagnostics.AddAttributeError(path.Root("region"), "Missing region", "region: set region on the resource or the provider, or export GOOGLE_REGION")
 		}
 	}
 	if plan.Name.IsUnknown() || plan.Project.IsUnknown() || plan.Region.IsUnknown() {
@@ -142,7 +142,9 @@ func (r *networkResource) planSubnet(ctx context.Context, plan, state *model, sa
 	} else {
 		s.GatewayAddress = types.StringUnknown()
 	}
-	plan.Subnet, diags = types.ObjectValueFrom(ctx, subnetAttrTypes, s)
+	var d diag.Diagnostics
+	plan.Subnet, d = types.ObjectValueFrom(ctx, subnetAttrTypes, s)
+	diags.Append(d...)
 	return diags
 }
 
@@ -167,8 +169,8 @@ func (r *networkResource) planPSA(ctx context.Context, plan, state *model, same 
 		a, err := netip.ParseAddr(p.Address.ValueString())
 		if err == nil {
 			if pf := netip.PrefixFrom(a, int(p.PrefixLength.ValueInt64())); pf.Masked().Addr() != a {
-				diags.AddAttributeError(path.Root("private_service_access").AtName("address"), "Invalid private service access range",
-					fmt.Sprintf("%s is not the first address of a /%d; use %s", a, p.PrefixLength.ValueInt64(), pf.Masked().Addr()))
+				diags.AddAttributeError(path.Root("private_service_access").AtName("address"), "Invalid private_service_access.address",
+					fmt.Sprintf("private_service_access.address: %s is not the first address of a /%d; use %s", a, p.PrefixLength.ValueInt64(), pf.Masked().Addr()))
 			}
 		}
 	}
@@ -182,7 +184,9 @@ func (r *networkResource) planPSA(ctx context.Context, plan, state *model, same 
 	} else {
 		p.RangeName, p.Peering = types.StringValue(""), types.StringValue("")
 	}
-	plan.PrivateServiceAccess, diags = types.ObjectValueFrom(ctx, psaAttrTypes, p)
+	var d diag.Diagnostics
+	plan.PrivateServiceAccess, d = types.ObjectValueFrom(ctx, psaAttrTypes, p)
+	diags.Append(d...)
 	return diags
 }
 
@@ -209,7 +213,7 @@ func (r *networkResource) planGPU(ctx context.Context, plan, state *model, same 
 	if spec.NetworkProfileRequired {
 		if g.Zone.IsNull() || g.Zone.IsUnknown() {
 			if provZone == "" {
-				diags.AddAttributeError(root.AtName("zone"), "Missing zone", "the rdma stack's VPC lives on one zone's vpc-roce network profile: set gpu_networks.zone or the provider's zone")
+				diags.AddAttributeError(root.AtName("zone"), "Missing gpu_networks.zone", "gpu_networks.zone: the rdma stack's VPC lives on one zone's vpc-roce network profile: set gpu_networks.zone or the provider's zone")
 				return diags
 			}
 			g.Zone = types.StringValue(provZone)
@@ -220,21 +224,21 @@ func (r *networkResource) planGPU(ctx context.Context, plan, state *model, same 
 		z, ok := catalog.Zone(g.Zone.ValueString())
 		switch {
 		case !ok:
-			diags.AddAttributeError(root.AtName("zone"), "Invalid zone", fmt.Sprintf("%q is not a known zone", g.Zone.ValueString()))
+			diags.AddAttributeError(root.AtName("zone"), "Invalid gpu_networks.zone", fmt.Sprintf("gpu_networks.zone: %q is not a known zone", g.Zone.ValueString()))
 		case z.Region != region:
-			diags.AddAttributeError(root.AtName("zone"), "Zone outside the network's region",
+			diags.AddAttributeError(root.AtName("zone"), "Invalid gpu_networks.zone",
 				fmt.Sprintf("gpu_networks.zone %s is in %s, but the network's subnets are in %s", z.Name, z.Region, region))
 		case !z.HasRDMAProfile:
-			diags.AddAttributeError(root.AtName("zone"), "No RDMA network profile in zone",
-				fmt.Sprintf("zone %s has no %s network profile; pick a zone that offers A3 Ultra, A4 or A4X", z.Name, catalog.RDMANetworkProfile(z.Name)))
+			diags.AddAttributeError(root.AtName("zone"), "Invalid gpu_networks.zone",
+				fmt.Sprintf("gpu_networks.zone: zone %s has no %s network profile; pick a zone that offers A3 Ultra, A4 or A4X", z.Name, catalog.RDMANetworkProfile(z.Name)))
 		}
 	} else {
 		if !g.Zone.IsNull() && !g.Zone.IsUnknown() {
-			diags.AddAttributeError(root.AtName("zone"), "zone applies to rdma only", fmt.Sprintf("the %s stack's VPCs are global; remove gpu_networks.zone", stack))
+			diags.AddAttributeError(root.AtName("zone"), "Invalid gpu_networks.zone", fmt.Sprintf("gpu_networks.zone applies to the rdma stack only: the %s stack's VPCs are global; remove gpu_networks.zone", stack))
 		}
 		if !g.SubnetCount.IsNull() && !g.SubnetCount.IsUnknown() {
-			diags.AddAttributeError(root.AtName("subnet_count"), "subnet_count applies to rdma only",
-				fmt.Sprintf("the %s stack always has %d VPCs with one subnet each; remove gpu_networks.subnet_count", stack, spec.GPUVPCs))
+			diags.AddAttributeError(root.AtName("subnet_count"), "Invalid gpu_networks.subnet_count",
+				fmt.Sprintf("gpu_networks.subnet_count applies to the rdma stack only: the %s stack always has %d VPCs with one subnet each; remove gpu_networks.subnet_count", stack, spec.GPUVPCs))
 		}
 		g.Zone, g.SubnetCount = types.StringNull(), types.Int64Null()
 	}
@@ -243,7 +247,7 @@ func (r *networkResource) planGPU(ctx context.Context, plan, state *model, same 
 	}
 	gv, rd, err := gpuLayout(stack, g.CIDR.ValueString(), int(g.SubnetCount.ValueInt64()))
 	if err != nil {
-		diags.AddAttributeError(root.AtName("cidr"), "GPU range too small", err.Error())
+		diags.AddAttributeError(root.AtName("cidr"), "Invalid gpu_networks.cidr", "gpu_networks.cidr: "+err.Error())
 		return diags
 	}
 	var s subnetModel
@@ -251,8 +255,8 @@ func (r *networkResource) planGPU(ctx context.Context, plan, state *model, same 
 	if primary, err := netip.ParsePrefix(s.CIDR.ValueString()); err == nil {
 		for _, c := range slices.Concat(gv, rd) {
 			if q := netip.MustParsePrefix(c); q.Overlaps(primary) {
-				diags.AddAttributeError(root.AtName("cidr"), "GPU subnets overlap the primary subnet",
-					fmt.Sprintf("GPU subnet %s (carved from %s) overlaps subnet.cidr %s; choose another gpu_networks.cidr", c, g.CIDR.ValueString(), primary))
+				diags.AddAttributeError(root.AtName("cidr"), "Invalid gpu_networks.cidr",
+					fmt.Sprintf("gpu_networks.cidr: GPU subnet %s (carved from %s) overlaps subnet.cidr %s; choose another gpu_networks.cidr", c, g.CIDR.ValueString(), primary))
 				return diags
 			}
 		}
@@ -266,7 +270,9 @@ func (r *networkResource) planGPU(ctx context.Context, plan, state *model, same 
 	} else {
 		g.Attachments = types.ListUnknown(attachmentType)
 	}
-	plan.GPUNetworks, diags = types.ObjectValueFrom(ctx, gpuNetworksAttrTyp, g)
+	var d diag.Diagnostics
+	plan.GPUNetworks, d = types.ObjectValueFrom(ctx, gpuNetworksAttrTyp, g)
+	diags.Append(d...)
 	return diags
 }
 

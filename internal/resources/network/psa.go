@@ -6,8 +6,8 @@ import (
 	"slices"
 
 	"cloud.google.com/go/compute/apiv1/computepb"
-	"google.golang.org/protobuf/proto"
 	servicenetworking "google.golang.org/api/servicenetworking/v1"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
 )

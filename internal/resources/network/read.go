@@ -58,7 +58,9 @@ func (a *applier) observe(ctx context.Context, m *model) (found bool, diags diag
 		diags.AddError("Unable to read subnetwork "+a.d.n.subnet(), err.Error())
 		return true, diags
 	}
-	m.Subnet, diags = types.ObjectValueFrom(ctx, subnetAttrTypes, sm)
+	var d diag.Diagnostics
+	m.Subnet, d = types.ObjectValueFrom(ctx, subnetAttrTypes, sm)
+	diags.Append(d...)
 
 	// Firewall rules, router
 	var rules []string

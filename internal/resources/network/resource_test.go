@@ -3,7 +3,6 @@ package network_test
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"testing"
 
 	"cloud.google.com/go/compute/apiv1/computepb"
@@ -77,10 +76,10 @@ func TestAccNetwork_updateInPlace(t *testing.T) {
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             env.CheckNothingLeft,
 		Steps: []resource.TestStep{
-			{Config: env.Config(basicConfig("hc-upd", "10.0.0.0/20", ""))},
+			{Config: env.Config(basicConfig("hc-upd", "10.128.0.0/20", ""))},
 			{
 				// MTU, SSH and NAT off, a wider subnet, a GPU network set: all in place.
-				Config: env.Config(basicConfig("hc-upd", "10.0.0.0/19", `
+				Config: env.Config(basicConfig("hc-upd", "10.128.0.0/19", `
   mtu            = 1500
   enable_iap_ssh = false
   enable_nat     = false
@@ -91,7 +90,7 @@ func TestAccNetwork_updateInPlace(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: update(addr)},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("mtu"), knownvalue.Int64Exact(1500)),
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("subnet").AtMapKey("cidr"), knownvalue.StringExact("10.0.0.0/19")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("subnet").AtMapKey("cidr"), knownvalue.StringExact("10.128.0.0/19")),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("router_name"), knownvalue.StringExact("")),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("gpu_networks").AtMapKey("attachments"), knownvalue.ListSizeExact(4)),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("gpu_networks").AtMapKey("mtu"), knownvalue.Int64Exact(8244)),
@@ -104,7 +103,7 @@ func TestAccNetwork_updateInPlace(t *testing.T) {
 			},
 			{
 				// tcpx → rdma: the four gVNIC VPCs give way to one host VPC and the RoCE VPC.
-				Config: env.Config(basicConfig("hc-upd", "10.0.0.0/19", `
+				Config: env.Config(basicConfig("hc-upd", "10.128.0.0/19", `
   gpu_networks = {
     stack        = "rdma"
     zone         = "us-central1-b"
@@ -191,22 +190,22 @@ func TestAccNetwork_invalidInput(t *testing.T) {
 		name, body string
 		want       string
 	}{
-		{"invalid CIDR", basicConfig("hc-bad", "10.0.0.0/33", ""), `(?s)subnet.cidr.*not an IPv4 CIDR`},
-		{"host bits", basicConfig("hc-bad", "10.0.0.1/20", ""), `(?s)subnet.cidr.*host bits set`},
-		{"public CIDR", basicConfig("hc-bad", "8.8.0.0/16", ""), `(?s)subnet.cidr.*not inside a private range`},
-		{"invalid name", basicConfig("HC_Bad", "10.0.0.0/20", ""), `(?s)name.*HC_Bad`},
-		{"name too long", basicConfig("hc-abcdefghijklmnopqrstuvwxyz0123456789abcdefghij", "10.0.0.0/20", ""), `(?s)name.*at most 48`},
-		{"MTU too small", basicConfig("hc-bad", "10.0.0.0/20", "  mtu = 1200\n"), `(?s)mtu.*between 1300 and 8896`},
-		{"MTU too large", basicConfig("hc-bad", "10.0.0.0/20", "  mtu = 9000\n"), `(?s)mtu.*between 1300 and 8896`},
-		{"unknown GPU stack", basicConfig("hc-bad", "10.0.0.0/20", "  gpu_networks = { stack = \"infiniband\" }\n"), `(?s)gpu_networks.stack.*value must be one of`},
-		{"subnet count too high", basicConfig("hc-bad", "10.0.0.0/20", "  gpu_networks = {\n    stack = \"rdma\"\n    zone = \"us-central1-b\"\n    subnet_count = 9\n  }\n"), `(?s)gpu_networks.subnet_count.*between 1 and 8`},
-		{"subnet count zero", basicConfig("hc-bad", "10.0.0.0/20", "  gpu_networks = {\n    stack = \"rdma\"\n    zone = \"us-central1-b\"\n    subnet_count = 0\n  }\n"), `(?s)gpu_networks.subnet_count.*between 1 and 8`},
-		{"subnet count on tcpxo", basicConfig("hc-bad", "10.0.0.0/20", "  gpu_networks = {\n    stack = \"tcpxo\"\n    subnet_count = 2\n  }\n"), `(?s)gpu_networks.subnet_count.*rdma only`},
-		{"rdma zone without profile", basicConfig("hc-bad", "10.0.0.0/20", "  gpu_networks = {\n    stack = \"rdma\"\n    zone = \"us-central1-f\"\n  }\n"), `(?s)gpu_networks.zone.*vpc-roce`},
-		{"GPU range overlaps subnet", basicConfig("hc-bad", "192.168.0.0/20", "  gpu_networks = { stack = \"tcpx\" }\n"), `(?s)gpu_networks.cidr.*overlaps subnet.cidr`},
-		{"unknown region", basicConfig("hc-bad", "10.0.0.0/20", "  region = \"mars-north1\"\n"), `(?s)region.*not a known region`},
-		{"PSA prefix out of range", basicConfig("hc-bad", "10.0.0.0/20", "  private_service_access = { prefix_length = 28 }\n"), `(?s)private_service_access.prefix_length.*between 8 and 24`},
-		{"PSA address misaligned", basicConfig("hc-bad", "10.0.0.0/20", "  private_service_access = {\n    prefix_length = 20\n    address = \"10.100.1.0\"\n  }\n"), `(?s)private_service_access.address.*10.100.0.0`},
+		{"invalid CIDR", basicConfig("hc-bad", "10.0.0.0/33", ""), `subnet\.cidr: "10\.0\.0\.0/33" is not an IPv4 CIDR`},
+		{"host bits", basicConfig("hc-bad", "10.0.0.1/20", ""), `subnet\.cidr: "10\.0\.0\.1/20" has host bits set`},
+		{"public CIDR", basicConfig("hc-bad", "8.8.0.0/16", ""), `subnet\.cidr: "8\.8\.0\.0/16" is not inside a private range`},
+		{"invalid name", basicConfig("HC_Bad", "10.0.0.0/20", ""), `name "HC_Bad" is invalid: it contains uppercase letters`},
+		{"name too long", basicConfig("hc-abcdefghijklmnopqrstuvwxyz0123456789abcdefghij", "10.0.0.0/20", ""), `name: .* the network name is at most 48`},
+		{"MTU too small", basicConfig("hc-bad", "10.0.0.0/20", "  mtu = 1200\n"), `mtu value must be between 1300 and 8896`},
+		{"MTU too large", basicConfig("hc-bad", "10.0.0.0/20", "  mtu = 9000\n"), `mtu value must be between 1300 and 8896`},
+		{"unknown GPU stack", basicConfig("hc-bad", "10.0.0.0/20", "  gpu_networks = { stack = \"infiniband\" }\n"), `gpu_networks\.stack value must be one of`},
+		{"subnet count too high", basicConfig("hc-bad", "10.0.0.0/20", "  gpu_networks = {\n    stack = \"rdma\"\n    zone = \"us-central1-b\"\n    subnet_count = 9\n  }\n"), `gpu_networks\.subnet_count value must be between 1 and 8`},
+		{"subnet count zero", basicConfig("hc-bad", "10.0.0.0/20", "  gpu_networks = {\n    stack = \"rdma\"\n    zone = \"us-central1-b\"\n    subnet_count = 0\n  }\n"), `gpu_networks\.subnet_count value must be between 1 and 8`},
+		{"subnet count on tcpxo", basicConfig("hc-bad", "10.0.0.0/20", "  gpu_networks = {\n    stack = \"tcpxo\"\n    subnet_count = 2\n  }\n"), `gpu_networks\.subnet_count applies to the rdma stack only`},
+		{"rdma zone without profile", basicConfig("hc-bad", "10.0.0.0/20", "  gpu_networks = {\n    stack = \"rdma\"\n    zone = \"us-central1-f\"\n  }\n"), `gpu_networks\.zone: zone us-central1-f has no us-central1-f-vpc-roce network profile`},
+		{"GPU range overlaps subnet", basicConfig("hc-bad", "192.168.0.0/20", "  gpu_networks = { stack = \"tcpx\" }\n"), `gpu_networks\.cidr: GPU subnet 192\.168\.0\.0/24 .* overlaps subnet\.cidr`},
+		{"unknown region", basicConfig("hc-bad", "10.0.0.0/20", "  region = \"mars-north1\"\n"), `region: "mars-north1" is not a known region`},
+		{"PSA prefix out of range", basicConfig("hc-bad", "10.0.0.0/20", "  private_service_access = { prefix_length = 28 }\n"), `private_service_access\.prefix_length value must be between 8 and 24`},
+		{"PSA address misaligned", basicConfig("hc-bad", "10.0.0.0/20", "  private_service_access = {\n    prefix_length = 20\n    address = \"10.100.1.0\"\n  }\n"), `private_service_access\.address: 10\.100\.1\.0 is not the first address of a /20; use 10\.100\.0\.0`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -215,7 +214,7 @@ func TestAccNetwork_invalidInput(t *testing.T) {
 				Steps: []resource.TestStep{{
 					Config:      env.Config(tc.body),
 					PlanOnly:    true,
-					ExpectError: regexp.MustCompile(tc.want),
+					ExpectError: acctest.ErrorMatching(tc.want),
 				}},
 			})
 		})

@@ -27,15 +27,13 @@ func (v stringCheck) ValidateString(_ context.Context, req validator.StringReque
 		return
 	}
 	if err := v.check(req.ConfigValue.ValueString()); err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+lastStep(req.Path.String()), err.Error())
+		// Terraform does not print the path of a nested attribute, so the message names it.
+		msg := err.Error()
+		if !strings.HasPrefix(msg, req.Path.String()+" ") {
+			msg = req.Path.String() + ": " + msg
+		}
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+req.Path.String(), msg)
 	}
-}
-
-func lastStep(p string) string {
-	if i := strings.LastIndex(p, "."); i >= 0 {
-		return p[i+1:]
-	}
-	return p
 }
 
 func nameValidator() validator.String {
