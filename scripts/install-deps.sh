@@ -9,7 +9,7 @@ packages=(
   # Slurm 22.05 and munge (see docs on the local cloud; versions are Debian 12's).
   munge slurmctld slurmd slurm-client slurmrestd slurm-wlm-jwt-plugin libpmix2 libpmix-dev
   # Tools the local runtime and its tests use inside emulated hosts.
-  jq iproute2 util-linux procps psmisc curl netcat-openbsd
+  jq iproute2 util-linux procps psmisc curl netcat-openbsd bsdextrautils
 )
 
 if [[ $(id -u) -ne 0 ]]; then

@@ -27,7 +27,7 @@ tf apply -input=false -auto-approve -var project_id=hypercompute-demo -state="$w
 echo "==> outputs"
 tf output -state="$work/terraform.tfstate"
 echo "==> what the local cloud holds"
-curl -s "http://$listen/emulator/v1/inventory" | jq -r '.. | objects | select(has("selfLink")) | .selfLink' 2>/dev/null | sed 's#https://www.googleapis.com/compute/v1/##' || true
+curl -s "http://$listen/emulator/v1/inventory" | jq -r '.kinds | to_entries[] | .key as $k | .value[] | "  \($k)\t\(.name)"' | column -t
 if [ "${KEEP:-0}" = 1 ]; then
   echo "==> KEEP=1: left running. Emulator pid $emu at $listen; state in $work."
   echo "    export HYPERCOMPUTE_EMULATOR_HOST=$listen; terraform -chdir=$bp destroy -var project_id=hypercompute-demo -state=$work/terraform.tfstate"

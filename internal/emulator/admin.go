@@ -14,7 +14,7 @@ import (
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/core"
 )
 
-// The admin API (documented in ADMIN.md) lives under /emulator/v1. Its calls are neither counted nor subject to
+// The admin API (documented in the README) lives under /emulator/v1. Its calls are neither counted nor subject to
 // faults.
 const adminPrefix = "/emulator/v1"
 

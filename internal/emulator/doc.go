@@ -1,5 +1,5 @@
 // Package emulator is the local cloud: one http.Handler serving the Google Cloud APIs hypercompute uses, faithful
-// to shared/facts/gcp-apis.md, plus an admin API (ADMIN.md) for fault injection and inspection. It runs as the
+// to shared/facts/gcp-apis.md, plus an admin API (documented in the README) for fault injection and inspection. It runs as the
 // hypercompute-emulator process and in-process in Go tests (package emulatortest).
 //
 // # Layout

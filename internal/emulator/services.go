@@ -3,6 +3,8 @@ package emulator
 import (
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/compute"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/core"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/filestore"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/lustre"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/servicenetworking"
 )
 
@@ -11,4 +13,6 @@ import (
 var services = []func(*core.Server){
 	compute.Register,
 	func(s *core.Server) { servicenetworking.Register(s) },
+	func(s *core.Server) { filestore.Register(s, filestore.Options{}) },
+	func(s *core.Server) { lustre.Register(s, lustre.Options{}) },
 }

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-		"strings"
+	"strings"
 	"sync"
 
 	"cloud.google.com/go/compute/apiv1/computepb"
