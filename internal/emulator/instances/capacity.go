@@ -43,7 +43,7 @@ func (s *Service) SetCapacity(zone, machineType string, vms int) {
 
 // Capacities lists the capacity entries.
 func (s *Service) Capacities() []Capacity {
-	var out []Capacity
+	out := []Capacity{}
 	for _, rec := range s.Store.List(KindCapacity, "") {
 		var c Capacity
 		if rec.Decode(&c) == nil {

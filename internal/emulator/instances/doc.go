@@ -19,6 +19,16 @@
 //	emulator.capacity                 ZONE/MACHINETYPE                        Capacity (stockout after N VMs)
 //	compute.reservations              projects/P/zones/Z/reservations/N       (the compute package's kind)
 //
+// Admin routes (not counted, never faulted):
+//
+//	GET  /emulator/v1/capacity                 the capacity ledger: {"capacity":[{zone, machineType, vms}]}
+//	POST /emulator/v1/capacity                 {"zone","machineType"(optional),"vms"}: room for vms more VMs (the
+//	                                           "stockout after N VMs" fault; vms < 0 removes the entry)
+//	POST /emulator/v1/flexStart:provision      retry flex-start VMs waiting in PENDING: {"provisioned": N}
+//
+// The core's stockout fault (Faults.Stockout) makes every creation in a zone fail; the capacity ledger lets K VMs
+// through first, so a bulkInsert succeeds partially or rolls back below minCount.
+//
 // A local runtime (package vmruntime) may be attached with SetRuntime: VMs that reach RUNNING are then booted as
 // hosts, and stop/start/reset/delete are mirrored; without one the emulator is API-only.
 package instances

@@ -305,7 +305,7 @@ func (s *Service) deleteInstance(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if inst.GetDeletionProtection() {
-		fail(w, r, core.BadRequest("resourceInUseByAnotherResource", "Invalid resource usage: 'Resource cannot be deleted if it's protected against deletion.'."))
+		fail(w, r, core.BadRequest("invalidResourceUsage", "Invalid resource usage: 'Resource cannot be deleted if it's protected against deletion.'."))
 		return
 	}
 	prev, err := s.setStatus(key, statusStopping)

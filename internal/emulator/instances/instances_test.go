@@ -175,7 +175,7 @@ func TestListFilterAndPagination(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	count := func(filter string, max uint32) (int, int) {
+	count := func(filter string, max uint32) int {
 		req := &computepb.ListInstancesRequest{Project: project, Zone: zone, MaxResults: proto.Uint32(max)}
 		if filter != "" {
 			req.Filter = proto.String(filter)
@@ -190,28 +190,44 @@ func TestListFilterAndPagination(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_ = inst
+			if inst.GetStatus() != "RUNNING" {
+				t.Fatalf("%s is %s", inst.GetName(), inst.GetStatus())
+			}
 			n++
 		}
-		return n, 0
+		return n
 	}
-	if n, _ := count("", 500); n != 1200 {
+	if n := count("", 500); n != 1200 {
 		t.Errorf("listed %d, want 1200", n)
 	}
-	if n, _ := count("labels.role = login", 500); n != 600 {
+	if n := count("labels.role = login", 500); n != 600 {
 		t.Errorf("labels.role = login: %d, want 600", n)
 	}
-	if n, _ := count(`name eq "compute-00[0-9][0-9]"`, 100); n != 99 {
+	if n := count(`name eq "compute-00[0-9][0-9]"`, 100); n != 99 {
 		t.Errorf("name eq regex: %d, want 99", n)
 	}
-	if n, _ := count(`(labels.role = compute) AND (name eq "compute-000[1-5]")`, 500); n != 5 {
+	if n := count(`(labels.role = compute) AND (name eq "compute-000[1-5]")`, 500); n != 5 {
 		t.Errorf("AND filter: %d, want 5", n)
 	}
-	// One raw page: 500 items and a token.
-	page, err := e.instances.List(e.ctx, &computepb.ListInstancesRequest{Project: project, Zone: zone, MaxResults: proto.Uint32(500), Filter: proto.String("labels.role = login")}).Next()
-	if err != nil || page == nil {
-		t.Fatal(err)
+	agg := e.instances.AggregatedList(e.ctx, &computepb.AggregatedListInstancesRequest{Project: project, Filter: proto.String("labels.role = compute"), MaxResults: proto.Uint32(500)})
+	inZone := 0
+	for {
+		pair, err := agg.Next()
+		if err == iterator.Done {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(pair.Value.GetInstances()) > 0 && pair.Key != "zones/"+zone {
+			t.Fatalf("instances under scope %s", pair.Key)
+		}
+		inZone += len(pair.Value.GetInstances())
 	}
+	if inZone != 600 {
+		t.Errorf("aggregatedList with label filter: %d, want 600", inZone)
+	}
+	// The first page holds 500 items and a token.
 	it := e.instances.List(e.ctx, &computepb.ListInstancesRequest{Project: project, Zone: zone, MaxResults: proto.Uint32(500)})
 	if _, err := it.Next(); err != nil {
 		t.Fatal(err)

@@ -30,14 +30,23 @@ type MetadataServers interface {
 	StartFor(instanceKey string) (hostport string, err error)
 }
 
-// SetRuntime attaches a local runtime (nil detaches it: API-only mode). VMs already RUNNING are not booted
-// retroactively; attach the runtime before creating VMs.
+// SetRuntime attaches a local runtime (nil detaches it: API-only mode). VMs already RUNNING (e.g. loaded from a
+// state file) are booted at once; from then on the runtime follows every VM's lifecycle.
 func (s *Service) SetRuntime(rt Runtime) {
 	s.hookMu.Lock()
-	defer s.hookMu.Unlock()
 	s.rt = rt
 	if rt != nil && s.worker == nil {
 		s.worker = newRuntimeWorker(s)
+	}
+	wk := s.worker
+	s.hookMu.Unlock()
+	if rt == nil {
+		return
+	}
+	for _, rec := range s.Store.List(KindInstances, "") {
+		if p, ok := probe(rec.JSON); ok && p.Status == statusRunning && !wk.isBooted(rec.Key) {
+			wk.enqueue(rec.Key, actBoot)
+		}
 	}
 }
 

@@ -103,8 +103,8 @@ func (m *Server) serve(w http.ResponseWriter, r *http.Request, key string) {
 			return
 		}
 	}
-	if len(segs) == 5 && segs[0] == "instance" && segs[1] == "service-accounts" && !trailing {
-		switch segs[4] {
+	if len(segs) == 4 && segs[0] == "instance" && segs[1] == "service-accounts" && !trailing {
+		switch segs[3] {
 		case "token":
 			m.token(w, r, key, segs[2])
 			return
