@@ -3,6 +3,7 @@ package filestore_test
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"regexp"
 	"testing"
 
@@ -44,10 +45,17 @@ func TestAccFilestore_basic(t *testing.T) {
 					env.CheckCount(acctest.KindFilestore, 1),
 					// The share's IP comes from the network's private service access range.
 					func(s *terraform.State) error {
-						ip := s.RootModule().Resources[addr].Primary.Attributes["ip_address"]
-						psa := s.RootModule().Resources["hypercompute_network.net"].Primary.Attributes["private_service_access.address"]
-						if ip == "" || psa == "" || ip[:len(psa)-2] != psa[:len(psa)-2] {
-							return fmt.Errorf("ip_address %s is not inside the PSA range starting at %s", ip, psa)
+						ip, err := netip.ParseAddr(s.RootModule().Resources[addr].Primary.Attributes["ip_address"])
+						if err != nil {
+							return err
+						}
+						psa := s.RootModule().Resources["hypercompute_network.net"].Primary.Attributes
+						rng, err := netip.ParsePrefix(psa["private_service_access.address"] + "/" + psa["private_service_access.prefix_length"])
+						if err != nil {
+							return err
+						}
+						if !rng.Contains(ip) {
+							return fmt.Errorf("ip_address %s is not inside the PSA range %s", ip, rng)
 						}
 						return nil
 					},
