@@ -40,6 +40,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	logLevel := fs.String("log-level", "info", "log level: debug (one line per request), info, warn, error")
 	seed := fs.Uint64("seed", 0, "seed for generated ids and fault decisions (0: from the clock)")
 	opLatency := fs.Duration("op-latency", 20*time.Millisecond, "how long operations stay RUNNING unless a latency fault says otherwise")
+	dataDir := fs.String("data-dir", "", "directory backing Filestore shares and Lustre file systems (default with --runtime=local: STATE_FILE.storage, or a directory removed at exit)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -64,6 +65,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Seed:      *seed,
 		OpLatency: *opLatency,
 		Logger:    log,
+		DataDir:   *dataDir,
 	})
 	if err != nil {
 		return err
@@ -73,19 +75,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		_ = emu.Close()
 		return err
 	}
-	if attach != nil {
-		stopRuntime, err := attach(ctx, emu, log)
+	if attach == nil {
+		log.Info("runtime none: serving the APIs only, VMs are records and do not boot (--runtime=local boots them)")
+	} else {
+		stopRuntime, err := attach(ctx, attachEnv{Emu: emu, Log: log, URL: "http://" + ln.Addr().String()})
 		if err != nil {
 			ln.Close()
 			_ = emu.Close()
 			return fmt.Errorf("starting runtime %q: %w", *runtimeName, err)
 		}
-		// The runtime stops when the emulator closes, before the final state save.
-		emu.Server().OnClose(func() {
-			if err := stopRuntime(); err != nil {
-				log.Error("stopping runtime", "err", err)
-			}
-		})
+		if stopRuntime != nil {
+			// The runtime stops when the emulator closes, before the final state save.
+			emu.Server().OnClose(func() {
+				if err := stopRuntime(); err != nil {
+					log.Error("stopping runtime", "err", err)
+				}
+			})
+		}
 	}
 	fmt.Fprintf(stdout, "hypercompute-emulator listening on %s\n", ln.Addr())
 	log.Info("serving", "addr", ln.Addr().String(), "stateFile", *stateFile, "runtime", *runtimeName)

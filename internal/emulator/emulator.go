@@ -30,6 +30,13 @@ type Config struct {
 	Logger *slog.Logger
 	// Clock replaces time.Now.
 	Clock func() time.Time
+	// DataDir holds the directories backing Filestore shares and Lustre file systems (DATADIR/filestore/...,
+	// DATADIR/lustre/...), which hosts of the local runtime mount. Empty: none, unless a local runtime is
+	// attached (see AttachLocalRuntime for its default).
+	DataDir string
+	// LocalRuntime, when set, makes New attach the local VM runtime (see AttachLocalRuntime); New fails where it
+	// cannot run, with an error wrapping vmruntime.ErrUnavailable.
+	LocalRuntime *LocalRuntimeConfig
 }
 
 // Emulator is the local cloud: every emulated API behind one http.Handler.
@@ -39,6 +46,9 @@ type Emulator struct {
 	persister *core.Persister
 	closeOnce sync.Once
 	closeErr  error
+
+	rtMu  sync.Mutex
+	local *localRuntime // nil in API-only mode
 }
 
 // ProjectNumber is the deterministic project number of a project id (Compute's project "id", the number in
@@ -68,6 +78,18 @@ func New(cfg Config) (*Emulator, error) {
 			delay = 200 * time.Millisecond
 		}
 		e.persister = srv.StartPersister(cfg.StateFile, delay)
+	}
+	if cfg.DataDir != "" {
+		if err := e.setDataDir(cfg.DataDir); err != nil {
+			_ = e.Close()
+			return nil, fmt.Errorf("storage data dir %s: %w", cfg.DataDir, err)
+		}
+	}
+	if cfg.LocalRuntime != nil {
+		if _, err := e.AttachLocalRuntime(*cfg.LocalRuntime); err != nil {
+			_ = e.Close()
+			return nil, err
+		}
 	}
 	return e, nil
 }

@@ -15,6 +15,8 @@ import (
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/providerdata"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/filestore"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/lustre"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/network"
 )
 
@@ -107,6 +109,8 @@ func (p *hypercomputeProvider) Configure(ctx context.Context, req provider.Confi
 func (p *hypercomputeProvider) Resources(_ context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		network.NewResource,
+		filestore.NewResource,
+		lustre.NewResource,
 	}
 }
 

@@ -5,6 +5,7 @@ package emulatortest
 import (
 	"context"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"sync"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/core"
+	vmruntime "github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/runtime"
 )
 
 // Env is a running emulator.
@@ -26,6 +28,8 @@ type Env struct {
 	// Emulator is the emulator itself; Server its core (store, operations, faults, quotas, counters).
 	Emulator *emulator.Emulator
 	Server   *core.Server
+	// Runtime is the local VM runtime (WithLocalRuntime), nil without one. Host IDs are instance keys.
+	Runtime *vmruntime.Runtime
 
 	t         testing.TB
 	hs        *httptest.Server
@@ -46,6 +50,17 @@ func WithOpLatency(d time.Duration) Option { return func(c *emulator.Config) { c
 // WithSeed sets the random seed.
 func WithSeed(seed uint64) Option { return func(c *emulator.Config) { c.Seed = seed } }
 
+// WithLocalRuntime attaches the local VM runtime: RUNNING VMs boot as hosts of this machine, reaching the
+// emulator at 169.254.169.253. Start skips the test (with the reason) where the runtime cannot run: not Linux,
+// not root, tools missing.
+func WithLocalRuntime() Option {
+	return func(c *emulator.Config) {
+		if c.LocalRuntime == nil {
+			c.LocalRuntime = &emulator.LocalRuntimeConfig{}
+		}
+	}
+}
+
 // WithConfig edits the whole configuration.
 func WithConfig(fn func(*emulator.Config)) Option { return Option(fn) }
 
@@ -56,17 +71,32 @@ func Start(t testing.TB, opts ...Option) *Env {
 	for _, o := range opts {
 		o(&cfg)
 	}
+	if cfg.LocalRuntime != nil {
+		if err := emulator.LocalRuntimeAvailable(); err != nil {
+			t.Skipf("skipping: %v", err)
+		}
+	}
+	// The listener exists before the emulator, so a local runtime knows the URL its hosts reach.
+	var handler http.Handler
+	hs := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
+	baseURL := "http://" + hs.Listener.Addr().String()
+	if cfg.LocalRuntime != nil && cfg.LocalRuntime.EmulatorURL == "" {
+		rc := *cfg.LocalRuntime
+		rc.EmulatorURL = baseURL
+		cfg.LocalRuntime = &rc
+	}
 	emu, err := emulator.New(cfg)
 	if err != nil {
+		hs.Listener.Close()
 		t.Fatalf("emulatortest: %v", err)
 	}
+	handler = emu.Handler()
 	ctx, cancel := context.WithCancel(context.Background())
-	hs := httptest.NewUnstartedServer(emu.Handler())
 	// Long polls (operations.wait) end when the test does instead of holding Close for minutes.
 	hs.Config.BaseContext = func(net.Listener) context.Context { return ctx }
 	hs.Start()
 	u, _ := url.Parse(hs.URL)
-	env := &Env{URL: hs.URL, Host: u.Host, Emulator: emu, Server: emu.Server(), t: t, hs: hs, cancel: cancel}
+	env := &Env{URL: hs.URL, Host: u.Host, Emulator: emu, Server: emu.Server(), Runtime: emu.Runtime(), t: t, hs: hs, cancel: cancel}
 	t.Cleanup(env.Close)
 	return env
 }

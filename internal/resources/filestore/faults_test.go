@@ -1,9 +1,11 @@
 package filestore_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/acctest"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/core"
@@ -21,12 +23,12 @@ func TestAccFilestore_failedCreate(t *testing.T) {
 			{
 				PreConfig: func() {
 					env.ApplyFaults(t, core.FaultSpec{FailOperations: []core.FailOperations{{
-						Method: "file.projects.locations.instances.create", Count: 1, Code: "RESOURCE_EXHAUSTED",
+						Method: "file.projects.locations.instances.create", Count: 1, HTTPStatus: 429, Code: "RESOURCE_EXHAUSTED",
 						Message: "Insufficient capacity for BASIC_SSD in us-central1-a (injected)",
 					}}})
 				},
 				Config:      cfg,
-				ExpectError: acctest.ErrorMatching(`Unable to create Filestore instance hc-home.*\n.*operation \S+ failed: RESOURCE_EXHAUSTED: Insufficient capacity for BASIC_SSD in us-central1-a \(injected\)|Insufficient capacity for BASIC_SSD in us-central1-a \(injected\)`),
+				ExpectError: acctest.ErrorMatching(`(?s)Unable to create Filestore instance hc-home.*operation projects/hc-acc-test/locations/us-central1-a/operations/\S+ failed: RESOURCE_EXHAUSTED: Insufficient capacity for BASIC_SSD in us-central1-a \(injected\)`),
 			},
 			{
 				PreConfig: func() {
@@ -61,6 +63,14 @@ func TestAccFilestore_throttled(t *testing.T) {
 				Check: resource.ComposeAggregateTestCheckFunc(
 					env.CheckCount(acctest.KindFilestore, 1),
 					env.CheckErrorsInjected(),
+					func(*terraform.State) error {
+						// With this seed the first create's answer is lost after the instance was made, so
+						// the resent create meets ALREADY_EXISTS and the provider adopts its own instance.
+						if n := env.CallCount("file.projects.locations.instances.create"); n < 2 {
+							return fmt.Errorf("instances.create was called %d times; the lost-answer case was not exercised", n)
+						}
+						return nil
+					},
 				),
 			},
 			{

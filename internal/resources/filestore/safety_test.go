@@ -41,7 +41,7 @@ func TestAccFilestore_dataSafety(t *testing.T) {
 			{Config: cfg("BASIC_HDD", 2048, `  deletion_protection_reason = "home directories of the ml team"`)},
 			// Removing the resource is a destroy: refused while protected.
 			refused(env.Config(net), `deletion_protection: Filestore instance projects/hc-acc-test/locations/us-central1-a/instances/hc-home is protected and would be destroyed. Set deletion_protection = false`),
-			refused(cfg("BASIC_SSD", 2560, ""), `tier: cannot change from "BASIC_HDD" to "BASIC_SSD" on Filestore instance .* replacing the instance would destroy the data on it`),
+			refused(cfg("BASIC_SSD", 2560, ""), `(?s)tier: cannot change from "BASIC_HDD" to "BASIC_SSD" on Filestore instance.*replacing the instance would destroy the data on it`),
 			refused(cfg("BASIC_HDD", 2048, `  protocol = "NFS_V4_1"`), `protocol: cannot change from "NFS_V3" to "NFS_V4_1"`),
 			refused(cfg("BASIC_HDD", 1024, ""), `share\.capacity_gb cannot shrink from 2048 to 1024: tier BASIC_HDD can only grow`),
 			refused(env.Config(net+`

@@ -153,8 +153,9 @@ func (r *filestoreResource) Schema(ctx context.Context, _ resource.SchemaRequest
 				MarkdownDescription: "Recommended NFS mount options for a shared `/home` on this instance: hard mounts (a client " +
 					"waits out a server failover instead of failing writes), 1 MiB transfers, and the protocol version.",
 			},
+			// Not kept from state on update: an instance REPAIRING at plan time may be READY after.
 			"state": schema.StringAttribute{
-				Computed: true, PlanModifiers: stable,
+				Computed:            true,
 				MarkdownDescription: "Instance state as Filestore reports it (`READY` once usable).",
 			},
 			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),

@@ -1,0 +1,155 @@
+package clusterconfig
+
+// SchemaVersion is written into every serialized Cluster, Partition and Node.
+// An agent refuses a config whose schema is newer than the one it was built
+// with instead of misreading it; fields are only ever added within a schema.
+const SchemaVersion = 1
+
+// Role is what a VM does in the cluster.
+type Role string
+
+const (
+	RoleController Role = "controller"
+	RoleLogin      Role = "login"
+	RoleCompute    Role = "compute"
+)
+
+// Cluster is the desired configuration the hypercompute_training_cluster
+// resource owns. It holds no secret: the munge and JWT keys are generated
+// inside the cluster and never travel through metadata.
+type Cluster struct {
+	Schema int `json:"schema"`
+	// Name is the Slurm ClusterName and the prefix of every VM name.
+	Name       string     `json:"name"`
+	Controller Controller `json:"controller"`
+	// LoginCount is the number of login VMs (named LoginName(Name, i)).
+	LoginCount int           `json:"login_count"`
+	Slurm      SlurmSettings `json:"slurm"`
+	Mounts     Mounts        `json:"mounts"`
+	// Agents lists the agent builds, one per CPU architecture the cluster's
+	// machines use (x86_64 always; arm64 when an A4X partition exists).
+	Agents []AgentRef    `json:"agents"`
+	Power  PowerPrograms `json:"power,omitzero"`
+	Health *HealthCheck  `json:"health_check,omitempty"`
+	Layout Layout        `json:"layout,omitzero"`
+}
+
+// Controller is the VM that runs slurmctld.
+type Controller struct {
+	Hostname string `json:"hostname"`
+	// Address is the controller's internal IP. When empty, slurm.conf names
+	// the controller by hostname only and nodes resolve it through DNS.
+	Address string `json:"address,omitempty"`
+}
+
+// SlurmSettings are the cluster-wide Slurm options a user controls.
+type SlurmSettings struct {
+	// SchedulerParameters are added to the product's defaults; an entry
+	// whose name (the part before "=") matches a default replaces it.
+	SchedulerParameters []string `json:"scheduler_parameters,omitempty"`
+	// Prolog and Epilog are script contents (not paths); the agent writes
+	// them under Layout.PrologDir/EpilogDir and slurm.conf points there.
+	Prolog string `json:"prolog,omitempty"`
+	Epilog string `json:"epilog,omitempty"`
+	// Extra holds further slurm.conf settings, checked by
+	// ValidateExtraSlurmSettings.
+	Extra map[string]string `json:"extra,omitempty"`
+	// Ports; zero means Slurm's defaults (6817, 6818).
+	SlurmctldPort int `json:"slurmctld_port,omitempty"`
+	SlurmdPort    int `json:"slurmd_port,omitempty"`
+	// SuspendTime is how long (seconds) a dynamic node stays idle before it
+	// is powered down, for partitions that do not set their own.
+	SuspendTime int `json:"suspend_time,omitempty"`
+	// ResumeTimeout is the cluster-wide limit (seconds) for a powered-down
+	// node to boot and register; partitions may set a longer one.
+	ResumeTimeout int `json:"resume_timeout,omitempty"`
+}
+
+// PowerPrograms are the executables slurmctld runs for power saving. Slurm
+// passes only the node list as argument and refuses paths with arguments,
+// so each is a path of its own that dispatches to an agent subcommand
+// (see ProgramWrappers). Empty fields take the Layout defaults.
+type PowerPrograms struct {
+	ResumeProgram     string `json:"resume_program,omitempty"`
+	SuspendProgram    string `json:"suspend_program,omitempty"`
+	ResumeFailProgram string `json:"resume_fail_program,omitempty"`
+}
+
+// HealthCheck is the hook the health policy fills: slurmd runs Program
+// every Interval seconds on nodes in NodeState.
+type HealthCheck struct {
+	Program string `json:"program"`
+	// Interval in seconds; 0 means the default (300).
+	Interval int `json:"interval,omitempty"`
+	// NodeState is Slurm's HealthCheckNodeState (e.g. "ANY", "IDLE,CYCLE");
+	// empty means ANY.
+	NodeState string `json:"node_state,omitempty"`
+}
+
+// AgentRef identifies one build of the node agent.
+type AgentRef struct {
+	Version string `json:"version"`
+	// Arch is catalog.ArchX86 or catalog.ArchARM; empty means x86_64.
+	Arch string `json:"arch,omitempty"`
+	// URL is where the launcher fetches the binary: http(s)://, file:// or an
+	// absolute path baked into the image.
+	URL    string `json:"url"`
+	SHA256 string `json:"sha256"`
+}
+
+// Partition is one Slurm partition and its node set, owned by one
+// hypercompute_node_partition. Each is written under a metadata key of its
+// own (PartitionKey) on the controller.
+type Partition struct {
+	Schema      int    `json:"schema"`
+	Name        string `json:"name"`
+	MachineType string `json:"machine_type"`
+	// NodeNamePrefix names the nodes <prefix>-<index>; empty means
+	// NodeNamePrefix(cluster, Name).
+	NodeNamePrefix string `json:"node_name_prefix,omitempty"`
+	// StaticNodes are created by the provider and never powered down;
+	// they are indexes 0..StaticNodes-1.
+	StaticNodes int `json:"static_nodes"`
+	// MaxDynamicNodes are created on demand by the agent's ResumeProgram
+	// and deleted when idle; indexes StaticNodes..StaticNodes+MaxDynamicNodes-1.
+	MaxDynamicNodes int  `json:"max_dynamic_nodes"`
+	Default         bool `json:"default,omitempty"`
+	Exclusive       bool `json:"exclusive,omitempty"`
+	// MaxTime in Slurm's time format ("UNLIMITED", "60", "2-00:00:00");
+	// empty means UNLIMITED.
+	MaxTime string `json:"max_time,omitempty"`
+	// ResumeTimeout and SuspendTime in seconds; 0 means the defaults
+	// (ResumeTimeout: 1200 for GPU machines, the cluster's otherwise;
+	// SuspendTime: the cluster's).
+	ResumeTimeout int `json:"resume_timeout,omitempty"`
+	SuspendTime   int `json:"suspend_time,omitempty"`
+	// Features are added to the machine type's own (catalog Features).
+	Features []string `json:"features,omitempty"`
+	// Extra holds further PartitionName settings, checked by
+	// ValidateExtraPartitionSettings.
+	Extra map[string]string `json:"extra,omitempty"`
+}
+
+// Node is the hypercompute-node metadata value every VM gets: enough for
+// the agent to know its role and reach the controller before it reads
+// anything else.
+type Node struct {
+	Schema     int        `json:"schema"`
+	Role       Role       `json:"role"`
+	Cluster    string     `json:"cluster"`
+	Controller Controller `json:"controller"`
+	// SlurmctldPort is where slurmd fetches its configuration
+	// (configless: slurmd --conf-server host:port).
+	SlurmctldPort int    `json:"slurmctld_port"`
+	Mounts        Mounts `json:"mounts"`
+	// Partition and NodeSet are set for compute nodes.
+	Partition string `json:"partition,omitempty"`
+	NodeSet   string `json:"node_set,omitempty"`
+	// Agent is the build this VM's launcher runs.
+	Agent AgentRef `json:"agent"`
+	// ConfigKeys are the metadata keys (on the controller) whose changes
+	// the agent applies; ConfigKeyPrefixes cover keys added later
+	// (partitions and health policies created after the cluster).
+	ConfigKeys        []string `json:"config_keys,omitempty"`
+	ConfigKeyPrefixes []string `json:"config_key_prefixes,omitempty"`
+}
