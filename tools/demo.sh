@@ -23,15 +23,15 @@ rm -f "$bp/.terraform.lock.hcl"
 tf() { terraform -chdir="$bp" "$@"; }
 echo "==> local cloud at $listen (log: $work/emulator.log)"
 tf init -input=false -no-color >/dev/null
-tf apply -input=false -auto-approve -var project_id=hypercompute-demo -state="$work/terraform.tfstate"
+tf apply -input=false -auto-approve -var project_id=hypercompute-demo -var deletion_protection=false -state="$work/terraform.tfstate"
 echo "==> outputs"
 tf output -state="$work/terraform.tfstate"
 echo "==> what the local cloud holds"
 curl -s "http://$listen/emulator/v1/inventory" | jq -r '.kinds | to_entries[] | .key as $k | .value[] | "  \($k)\t\(.name)"' | column -t
 if [ "${KEEP:-0}" = 1 ]; then
   echo "==> KEEP=1: left running. Emulator pid $emu at $listen; state in $work."
-  echo "    export HYPERCOMPUTE_EMULATOR_HOST=$listen; terraform -chdir=$bp destroy -var project_id=hypercompute-demo -state=$work/terraform.tfstate"
+  echo "    export HYPERCOMPUTE_EMULATOR_HOST=$listen; terraform -chdir=$bp destroy -var project_id=hypercompute-demo -var deletion_protection=false -state=$work/terraform.tfstate"
   exit 0
 fi
 echo "==> destroying"
-tf destroy -input=false -auto-approve -var project_id=hypercompute-demo -state="$work/terraform.tfstate"
+tf destroy -input=false -auto-approve -no-color -var project_id=hypercompute-demo -var deletion_protection=false -state="$work/terraform.tfstate" | grep -E 'Destr|Error' 

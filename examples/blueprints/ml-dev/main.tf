@@ -1,6 +1,6 @@
-# ml-dev: the development environment's network. Storage, the cluster and its partitions are added
-# here as their resources land. With HYPERCOMPUTE_EMULATOR_HOST set (as `make demo` does) the same
-# blueprint runs against the local cloud.
+# ml-dev: the development environment: network, Filestore /home and Managed Lustre. The cluster and its
+# partitions are added here as their resources land. With HYPERCOMPUTE_EMULATOR_HOST set (as
+# `make demo` does) the same blueprint runs against the local cloud.
 provider "hypercompute" {
   project = var.project_id
   region  = var.region
@@ -24,4 +24,37 @@ resource "hypercompute_network" "cluster" {
   private_service_access = {
     prefix_length = 20
   }
+}
+
+# /home: outlives clusters, so it is its own resource, protected against deletion.
+resource "hypercompute_filestore" "home" {
+  name     = "${var.name}-home"
+  location = var.zone
+  tier     = "ZONAL"
+  protocol = "NFS_V4_1"
+
+  share = {
+    name        = "home"
+    capacity_gb = var.home_capacity_gb
+  }
+
+  network = {
+    name              = hypercompute_network.cluster.name
+    reserved_ip_range = hypercompute_network.cluster.private_service_access.range_name
+  }
+
+  deletion_protection = var.deletion_protection
+}
+
+# Datasets and checkpoints on Managed Lustre in the nodes' zone.
+resource "hypercompute_lustre" "data" {
+  name       = "${var.name}-data"
+  zone       = var.zone
+  filesystem = "mldev"
+  network    = hypercompute_network.cluster.name
+
+  per_unit_storage_throughput = 1000
+  capacity_gib                = var.lustre_capacity_gib
+
+  deletion_protection = var.deletion_protection
 }

@@ -17,3 +17,13 @@ output "firewall_rules" {
   description = "The only ingress rules the network has."
   value       = hypercompute_network.cluster.firewall_rules
 }
+
+output "home_mount" {
+  description = "What every node mounts at /home: source and NFS options."
+  value       = "${hypercompute_filestore.home.mount_source} (${hypercompute_filestore.home.mount_options})"
+}
+
+output "lustre_mount" {
+  description = "What every node mounts at /lustre."
+  value       = hypercompute_lustre.data.mount_point
+}

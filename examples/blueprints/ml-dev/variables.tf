@@ -31,3 +31,21 @@ variable "subnet_cidr" {
   type        = string
   default     = "10.0.0.0/20"
 }
+
+variable "home_capacity_gb" {
+  description = "Capacity of the Filestore /home share in GB (ZONAL tier: 1024-9984 in steps of 256)."
+  type        = number
+  default     = 1024
+}
+
+variable "lustre_capacity_gib" {
+  description = "Capacity of Managed Lustre for datasets and checkpoints in GiB (1000 MBps/TiB tier: multiples of 9000)."
+  type        = number
+  default     = 18000
+}
+
+variable "deletion_protection" {
+  description = "Protect /home and Lustre from deletion. Keep true outside throw-away environments; the demo turns it off so it can destroy."
+  type        = bool
+  default     = true
+}

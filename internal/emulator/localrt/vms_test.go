@@ -137,7 +137,8 @@ func TestLifecycleThroughTheAPI(t *testing.T) {
 	c := startCloud(t)
 	c.network()
 	c.createVM("life", bootCounter)
-	c.createVM("broken", "echo about to fail\ncat /nonexistent/config\nexit 3\n")
+	// The error the field fears most: a bootstrap whose storage is not there.
+	c.createVM("broken", "set -e\necho mounting home\nmount -t nfs 10.20.0.99:/missing /home\necho never here\n")
 
 	c.waitSerial("life", "boot number 1", 1, 15*time.Second)
 	op, err := c.instances.Reset(c.ctx, &computepb.ResetInstanceRequest{Project: project, Zone: zone, Instance: "life"})
@@ -196,10 +197,15 @@ func TestLifecycleThroughTheAPI(t *testing.T) {
 	}
 
 	serial := c.waitSerial("broken", "Finished running startup scripts.", 1, 15*time.Second)
-	for _, want := range []string{"about to fail", "cat: /nonexistent/config: No such file or directory", "startup-script exit status 3"} {
+	for _, want := range []string{"startup-script: mounting home",
+		"mount.nfs: mounting 10.20.0.99:/missing on /home failed: no READY Filestore instance exports 10.20.0.99:/missing",
+		"startup-script exit status 32"} {
 		if !strings.Contains(serial, want) {
 			t.Errorf("broken's console lacks %q:\n%s", want, serial)
 		}
+	}
+	if strings.Contains(serial, "never here") {
+		t.Errorf("broken's script went on after its failure:\n%s", serial)
 	}
 }
 
