@@ -342,3 +342,22 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// AllowedSlurmSettings lists the slurm.conf keys ValidateExtraSlurmSettings
+// accepts, sorted: for documentation and error messages.
+func AllowedSlurmSettings() []string { return userKeys(globalKeySpecs) }
+
+// AllowedPartitionSettings lists the PartitionName keys
+// ValidateExtraPartitionSettings accepts, sorted.
+func AllowedPartitionSettings() []string { return userKeys(partitionKeySpecs) }
+
+func userKeys(specs map[string]keySpec) []string {
+	var out []string
+	for _, k := range sortedKeys(specs) {
+		switch specs[k].rule {
+		case keyAllowed, keyOverride, keyMerge:
+			out = append(out, k)
+		}
+	}
+	return out
+}

@@ -1,7 +1,5 @@
 package slurm
 
-
-
 // v0.0.39: Slurm 23.02, the step between the two families. Requests already
 // have the newer shapes (environment list, {"set","number"} time limit,
 // kill_warning_* signal, node updates) but the script still goes at the top
@@ -41,4 +39,3 @@ func (v0039) decodePartitions(body []byte) ([]Partition, error) {
 }
 
 func (v0039) decodePing(body []byte) ([]Controller, error) { return decodePingV39(body) }
-

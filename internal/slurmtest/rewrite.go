@@ -20,7 +20,9 @@ type sandbox struct {
 	hostname      string
 }
 
-func (s sandbox) path(parts ...string) string { return filepath.Join(append([]string{s.dir}, parts...)...) }
+func (s sandbox) path(parts ...string) string {
+	return filepath.Join(append([]string{s.dir}, parts...)...)
+}
 
 // Programs slurmctld itself checks or runs; slurmd's programs (Prolog,
 // HealthCheckProgram, ...) are not its business.

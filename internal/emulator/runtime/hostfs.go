@@ -38,7 +38,12 @@ var privateDirs = []privateDir{
 	{target: "/var/log", image: "dirs"},
 	{target: "/var/lib/slurm", image: "dirs"},
 	{target: "/var/lib/munge", image: "dirs"},
+	{target: "/var/lib/hypercompute", image: "dirs"}, // the agent's binary and state
 	{target: "/home"},
+	// The payload's default mount points for Lustre and Cloud Storage FUSE: private so that a
+	// VM's mount never shows on the machine or in another VM.
+	{target: "/lustre"},
+	{target: "/gcs"},
 	{target: "/tmp", wipe: true},
 	{target: "/run", wipe: true}, // last: the others' sources may live under /run
 }
