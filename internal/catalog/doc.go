@@ -1,7 +1,8 @@
 // Package catalog is the project's single source of truth for hardware and
 // storage facts: machine types (CPUs, memory, GPUs, GPU NIC stacks, MTU,
 // images, pinned driver/plugin versions, placement rules, quota metrics),
-// zones and the hardware each offers, Filestore and Managed Lustre capacity
+// zones and the hardware each offers, Filestore tier rules (capacity, share
+// names, protocols) and Managed Lustre capacity rules, Google Cloud's label
 // rules, and the naming rules of Compute Engine and Slurm.
 //
 // The provider (plan-time validation), the node agent (slurm.conf rendering)

@@ -27,6 +27,10 @@ type FilestoreTier struct {
 	Regional bool
 	// Legacy: still accepted by the API but not offered for new designs.
 	Legacy bool
+	// NFSv41: the tier offers protocol NFS_V4_1 (every tier offers NFS_V3).
+	// gcp-apis.md lists the protocol field only; the tiers are Filestore's
+	// public support matrix.
+	NFSv41 bool
 }
 
 // StepGB is the smallest capacity step of the tier (output
@@ -57,18 +61,18 @@ var filestoreTiers = []FilestoreTier{
 		// Enterprise only).
 		Name: "ZONAL", MinGB: 1 * tib, MaxGB: 100 * tib,
 		Steps:     []CapacityStep{{Min: 1 * tib, Max: 9984, Step: 256}, {Min: 10 * tib, Max: 100 * tib, Step: 2560}},
-		CanShrink: true, ShareNameMax: 63, DirectPeeringPrefix: 26,
+		CanShrink: true, ShareNameMax: 63, DirectPeeringPrefix: 26, NFSv41: true,
 	},
 	{
 		Name: "REGIONAL", MinGB: 1 * tib, MaxGB: 100 * tib,
 		Steps:     []CapacityStep{{Min: 1 * tib, Max: 9984, Step: 256}, {Min: 10 * tib, Max: 100 * tib, Step: 2560}},
-		CanShrink: true, ShareNameMax: 63, DirectPeeringPrefix: 26, Regional: true,
+		CanShrink: true, ShareNameMax: 63, DirectPeeringPrefix: 26, Regional: true, NFSv41: true,
 	},
 	{
 		// Enterprise is regional and can shrink (public Filestore docs).
 		Name: "ENTERPRISE", MinGB: 1 * tib, MaxGB: 10 * tib,
 		Steps:     []CapacityStep{{Min: 1 * tib, Max: 10 * tib, Step: 256}},
-		CanShrink: true, ShareNameMax: 63, DirectPeeringPrefix: 26, Regional: true,
+		CanShrink: true, ShareNameMax: 63, DirectPeeringPrefix: 26, Regional: true, NFSv41: true,
 	},
 	{
 		// Step of 2.5 TiB as for Zonal's upper range; shrinking is allowed
@@ -206,4 +210,52 @@ func ValidateFilestoreLocation(tier, location string) error {
 		return fmt.Errorf("tier %s instances live in a zone: use a zone of %s such as %s-a, not the region", t.Name, location, location)
 	}
 	return ValidateZone(location)
+}
+
+// Filestore's file protocols, as the API names them. NFS_V3 is the API's
+// default when none is given.
+const (
+	FilestoreNFSv3  = "NFS_V3"
+	FilestoreNFSv41 = "NFS_V4_1"
+)
+
+// FilestoreProtocols returns the protocols some tier offers.
+func FilestoreProtocols() []string { return []string{FilestoreNFSv3, FilestoreNFSv41} }
+
+// FilestoreNFSv41Tiers returns the names of the tiers that offer NFS_V4_1.
+func FilestoreNFSv41Tiers() []string {
+	var out []string
+	for _, t := range filestoreTiers {
+		if t.NFSv41 {
+			out = append(out, t.Name)
+		}
+	}
+	return out
+}
+
+// ValidateFilestoreProtocol checks that the tier offers the protocol; ""
+// (unset) means the API's default, NFS_V3.
+func ValidateFilestoreProtocol(tier, protocol string) error {
+	t, err := filestoreTier(tier)
+	if err != nil {
+		return err
+	}
+	switch protocol {
+	case "", FilestoreNFSv3:
+		return nil
+	case FilestoreNFSv41:
+		if t.NFSv41 {
+			return nil
+		}
+		return fmt.Errorf("NFS_V4_1 is offered by the %s tiers, not %s; use NFS_V3 or another tier", joinAnd(FilestoreNFSv41Tiers()), t.Name)
+	}
+	return fmt.Errorf("protocol %q is not offered; use %s or %s", protocol, FilestoreNFSv3, FilestoreNFSv41)
+}
+
+// joinAnd lists names as prose: "A", "A and B", "A, B and C".
+func joinAnd(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }

@@ -164,3 +164,31 @@ func checkErr(t *testing.T, what string, err error, contains string) {
 		t.Errorf("%s: error %q does not contain %q", what, err, contains)
 	}
 }
+
+func TestValidateFilestoreProtocol(t *testing.T) {
+	for _, tier := range []string{"ZONAL", "REGIONAL", "ENTERPRISE"} {
+		if err := ValidateFilestoreProtocol(tier, FilestoreNFSv41); err != nil {
+			t.Errorf("%s refuses NFS_V4_1: %v", tier, err)
+		}
+	}
+	for _, tier := range []string{"BASIC_HDD", "BASIC_SSD", "HIGH_SCALE_SSD", "STANDARD"} {
+		err := ValidateFilestoreProtocol(tier, FilestoreNFSv41)
+		if err == nil || !strings.Contains(err.Error(), "NFS_V4_1 is offered by the ZONAL, REGIONAL and ENTERPRISE tiers, not ") {
+			t.Errorf("%s and NFS_V4_1: %v", tier, err)
+		}
+	}
+	for _, tr := range FilestoreTiers() {
+		if err := ValidateFilestoreProtocol(tr.Name, FilestoreNFSv3); err != nil {
+			t.Errorf("%s refuses NFS_V3: %v", tr.Name, err)
+		}
+		if err := ValidateFilestoreProtocol(tr.Name, ""); err != nil {
+			t.Errorf("%s refuses the default protocol: %v", tr.Name, err)
+		}
+	}
+	if err := ValidateFilestoreProtocol("ZONAL", "SMB"); err == nil || !strings.Contains(err.Error(), `protocol "SMB" is not offered`) {
+		t.Errorf("SMB: %v", err)
+	}
+	if err := ValidateFilestoreProtocol("PLATINUM", FilestoreNFSv3); err == nil {
+		t.Error("an unknown tier was accepted")
+	}
+}

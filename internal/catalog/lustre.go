@@ -39,7 +39,10 @@ var lustreTiers = []LustreTier{
 }
 
 // DefaultLustreCapacityGiB is the field's default Lustre size (cluster
-// toolkit's managed-lustre module), valid for the 125, 250 and 500 tiers.
+// toolkit's managed-lustre module). It is valid for the 250, 500 and 1000
+// MBps/TiB tiers (a multiple of their first step, at or above their
+// minimum); the 125 tier starts at 72000 GiB, so a configuration choosing
+// 125 must set the capacity itself.
 const DefaultLustreCapacityGiB = 36000
 
 func (t LustreTier) clone() LustreTier {

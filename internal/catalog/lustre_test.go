@@ -110,3 +110,16 @@ func TestValidateLustreNames(t *testing.T) {
 		checkErr(t, "id "+id, ValidateLustreInstanceID(id), want)
 	}
 }
+
+// The default capacity is valid for exactly the tiers its comment names.
+func TestDefaultLustreCapacityTiers(t *testing.T) {
+	var valid []int64
+	for _, tp := range LustreThroughputs() {
+		if ValidateLustreCapacity(tp, DefaultLustreCapacityGiB) == nil {
+			valid = append(valid, tp)
+		}
+	}
+	if !slices.Equal(valid, []int64{250, 500, 1000}) {
+		t.Errorf("DefaultLustreCapacityGiB is valid for %v; update its comment", valid)
+	}
+}

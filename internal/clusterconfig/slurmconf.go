@@ -58,11 +58,20 @@ func (w *confWriter) line(fields ...string) {
 	w.b.WriteByte('\n')
 }
 
-// RenderSlurmConf renders the cluster's slurm.conf. Every node is a CLOUD
-// node: static nodes are created by the provider and listed in
-// SuspendExcNodes so power saving never deletes them; dynamic nodes are
-// created by the agent's ResumeProgram on demand. A partition of any size is
-// one NodeName line per node kind, written as a hostlist range.
+// RenderSlurmConf renders the cluster's slurm.conf.
+//
+// Every node is a CLOUD node, static ones too. Dynamic nodes are created by
+// the agent's ResumeProgram on demand and deleted by its SuspendProgram.
+// Static nodes are created by the provider and listed in SuspendExcNodes so
+// power saving never deletes them; being CLOUD nodes, slurmctld shows them
+// from the start (idle~ until their VM's slurmd registers, which makes them
+// idle without a resume, as Slurm 22.05 does), counts them in sinfo and the
+// partition, and when a static VM is lost a job scheduled on it makes
+// slurmctld call ResumeProgram, which recreates it. FUTURE nodes would stay
+// hidden until they register and Slurm would never bring a lost one back.
+//
+// A partition of any size is one NodeName line per node kind (static,
+// dynamic), written as a hostlist range.
 func RenderSlurmConf(c Cluster, parts []Partition) ([]byte, error) {
 	if err := Validate(c, parts); err != nil {
 		return nil, err
@@ -125,6 +134,8 @@ func RenderSlurmConf(c Cluster, parts []Partition) ([]byte, error) {
 	w.kv("MpiDefault", setting("MpiDefault", "none"))
 	w.kv("ReturnToService", setting("ReturnToService", 2))
 	w.kv("MessageTimeout", setting("MessageTimeout", 60))
+	// Cluster images carry no mailer; a site that has one sets MailProg.
+	w.kv("MailProg", setting("MailProg", "/bin/true"))
 	w.kv("SchedulerParameters", merged("SchedulerParameters", mergeList(defaultSchedulerParameters, c.Slurm.SchedulerParameters...)))
 	w.kv("LaunchParameters", merged("LaunchParameters", defaultLaunchParameters))
 	w.kv("PrologFlags", merged("PrologFlags", defaultPrologFlags))

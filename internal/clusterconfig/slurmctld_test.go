@@ -11,14 +11,14 @@ import (
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
-	"github.com/hypercompute/terraform-provider-hypercompute/internal/slurmtest"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/slurmcheck"
 )
 
 // Every golden shape loads in Debian's real slurmctld, and what slurmctld
 // loaded is what was declared: partitions, node counts, GRES, features,
 // CPUs and memory from the catalog.
 func TestRenderedShapesLoadInSlurmctld(t *testing.T) {
-	slurmtest.Require(t)
+	slurmcheck.Require(t)
 	for _, s := range shapes() {
 		t.Run(s.name, func(t *testing.T) {
 			t.Parallel()
@@ -29,6 +29,7 @@ func TestRenderedShapesLoadInSlurmctld(t *testing.T) {
 			for _, p := range s.parts {
 				checkPartition(t, s.cluster, p, res)
 			}
+			checkCloudConfig(t, s, res)
 			for _, prog := range []string{"ResumeProgram", "SuspendProgram", "ResumeFailProgram"} {
 				if !slices.ContainsFunc(res.Stubbed, func(s string) bool { return strings.HasPrefix(s, prog+"=") }) {
 					t.Errorf("%s was not stubbed (Stubbed=%v); the validator would have run a real program", prog, res.Stubbed)
@@ -41,7 +42,35 @@ func TestRenderedShapesLoadInSlurmctld(t *testing.T) {
 	}
 }
 
-func validate(t *testing.T, c cc.Cluster, parts []cc.Partition) *slurmtest.Result {
+// checkCloudConfig asserts the cluster-wide settings slurmctld runs with:
+// static nodes exempt from power saving, the cloud parameters, JWT auth.
+func checkCloudConfig(t *testing.T, s shape, res *slurmcheck.Result) {
+	t.Helper()
+	var static []string
+	gpu := false
+	for _, p := range s.parts {
+		if n := p.StaticNodeNames(s.cluster.Name); n != "" {
+			static = append(static, n)
+		}
+		m, _ := catalog.Machine(p.MachineType)
+		gpu = gpu || m.HasGPU()
+	}
+	wantExc := "(null)"
+	if len(static) > 0 {
+		slices.Sort(static)
+		wantExc = strings.Join(static, ",")
+	}
+	wantGres := map[bool]string{true: "gpu", false: "(null)"}[gpu]
+	cfg := res.Config
+	if cfg["SuspendExcNodes"] != wantExc || cfg["GresTypes"] != wantGres || cfg["AuthAltTypes"] != "auth/jwt" ||
+		!strings.HasPrefix(cfg["SlurmctldParameters"], "cloud_dns,enable_configless,idle_on_node_suspend") ||
+		!strings.HasPrefix(cfg["PrivateData"], "cloud") || cfg["ClusterName"] != s.cluster.Name {
+		t.Errorf("scontrol show config: SuspendExcNodes=%s GresTypes=%s AuthAltTypes=%s SlurmctldParameters=%s PrivateData=%s ClusterName=%s; want SuspendExcNodes=%s GresTypes=%s",
+			cfg["SuspendExcNodes"], cfg["GresTypes"], cfg["AuthAltTypes"], cfg["SlurmctldParameters"], cfg["PrivateData"], cfg["ClusterName"], wantExc, wantGres)
+	}
+}
+
+func validate(t *testing.T, c cc.Cluster, parts []cc.Partition) *slurmcheck.Result {
 	t.Helper()
 	conf, err := cc.RenderSlurmConf(c, parts)
 	if err != nil {
@@ -54,7 +83,7 @@ func validate(t *testing.T, c cc.Cluster, parts []cc.Partition) *slurmtest.Resul
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	start := time.Now()
-	res, err := slurmtest.Validate(ctx, conf, gres, cc.RenderCgroupConf())
+	res, err := slurmcheck.Validate(ctx, conf, gres, cc.RenderCgroupConf())
 	if err != nil {
 		if res != nil {
 			t.Logf("slurmctld log:\n%s", res.Log)
@@ -65,7 +94,7 @@ func validate(t *testing.T, c cc.Cluster, parts []cc.Partition) *slurmtest.Resul
 	return res
 }
 
-func checkPartition(t *testing.T, c cc.Cluster, p cc.Partition, res *slurmtest.Result) {
+func checkPartition(t *testing.T, c cc.Cluster, p cc.Partition, res *slurmcheck.Result) {
 	t.Helper()
 	m, _ := catalog.Machine(p.MachineType)
 	got, ok := res.Partition(p.Name)
@@ -124,15 +153,15 @@ func checkPartition(t *testing.T, c cc.Cluster, p cc.Partition, res *slurmtest.R
 // running slurmctld on reconfigure; the validator refuses it with
 // slurmctld's own words.
 func TestSlurmctldRejectsPartitionWithUnknownNodes(t *testing.T) {
-	slurmtest.Require(t)
+	slurmcheck.Require(t)
 	s := shapes()[0]
 	conf, err := cc.RenderSlurmConf(s.cluster, s.parts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	conf = append(conf, []byte("PartitionName=broken Nodes=cpu-missing-[0-3] State=UP\n")...)
-	_, err = slurmtest.Validate(context.Background(), conf, nil, cc.RenderCgroupConf())
-	var rej *slurmtest.RejectedError
+	_, err = slurmcheck.Validate(context.Background(), conf, nil, cc.RenderCgroupConf())
+	var rej *slurmcheck.RejectedError
 	if !errors.As(err, &rej) {
 		t.Fatalf("err = %v, want a RejectedError", err)
 	}

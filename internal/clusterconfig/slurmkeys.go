@@ -51,7 +51,7 @@ var allowedGlobalKeys = []string{
 	"JobAcctGatherType", "JobCompHost", "JobCompLoc", "JobCompParams", "JobCompPass",
 	"JobCompPort", "JobCompType", "JobCompUser", "JobContainerType", "JobFileAppend",
 	"JobRequeue", "JobSubmitPlugins", "KillOnBadExit", "KillWait", "LaunchType", "Licenses",
-	"LogTimeFormat", "MCSParameters", "MCSPlugin", "MailDomain", "MailProg", "MaxArraySize",
+	"LogTimeFormat", "MCSParameters", "MCSPlugin", "MailDomain", "MaxArraySize",
 	"MaxDBDMsgs", "MaxJobCount", "MaxJobId", "MaxMemPerCPU", "MaxMemPerNode", "MaxNodeCount",
 	"MaxStepCount", "MaxTasksPerNode", "MinJobAge", "MpiParams", "NodeFeaturesPlugins",
 	"OverTimeLimit", "PlugStackConfig", "PowerParameters", "PowerPlugin", "PrEpParameters",
@@ -112,7 +112,7 @@ var globalKeySpecs = func() map[string]keySpec {
 	owned(reasonHealth, "HealthCheckProgram", "HealthCheckInterval", "HealthCheckNodeState")
 	owned(reasonPlugins, "ProctrackType", "TaskPlugin", "SelectType")
 	for _, k := range []string{"SelectTypeParameters", "ReturnToService", "MpiDefault",
-		"MessageTimeout", "TreeWidth", "ResumeRate", "SuspendRate", "SuspendTimeout"} {
+		"MessageTimeout", "MailProg", "TreeWidth", "ResumeRate", "SuspendRate", "SuspendTimeout"} {
 		m[k] = keySpec{rule: keyOverride}
 	}
 	for _, k := range mergedGlobalKeys {

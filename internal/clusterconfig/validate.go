@@ -35,6 +35,12 @@ func Validate(c Cluster, parts []Partition) error {
 			return fmt.Errorf("partitions %q and %q would both name their nodes %s-<index>; rename one of them", other, p.Name, prefix)
 		}
 		byPrefix[prefix] = p.Name
+		if prefix == strings.TrimSuffix(LoginName(c.Name, 0), "-0") {
+			return fmt.Errorf("partition %q would name its nodes like the login VMs (%s-<index>); choose another partition name", p.Name, prefix)
+		}
+		if _, _, clash := p.NodeIndex(c.Name, c.Controller.Hostname); clash {
+			return fmt.Errorf("partition %q would name a node %s, the controller's host name; choose another partition name", p.Name, c.Controller.Hostname)
+		}
 		if p.Default {
 			defaults = append(defaults, p.Name)
 		}

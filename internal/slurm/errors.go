@@ -91,19 +91,24 @@ func (e *APIError) Error() string {
 	return b.String()
 }
 
-// Number is the first meaningful Slurm error number, or 0.
+// Number is the most telling Slurm error number: the first that names a
+// cause, else 9001 (parse failure), else -1 (unspecified), else 0.
 func (e *APIError) Number() int {
+	best := 0
 	for _, en := range e.Errors {
-		if en.Number != 0 && en.Number != ErrnoUnspecified && en.Number != ErrnoParse {
+		switch en.Number {
+		case 0:
+		case ErrnoParse:
+			best = ErrnoParse
+		case ErrnoUnspecified:
+			if best == 0 {
+				best = ErrnoUnspecified
+			}
+		default:
 			return en.Number
 		}
 	}
-	for _, en := range e.Errors {
-		if en.Number != 0 {
-			return en.Number
-		}
-	}
-	return 0
+	return best
 }
 
 // HasNumber reports whether any entry carries Slurm error number n.

@@ -35,7 +35,10 @@ func (n *noVal) UnmarshalJSON(b []byte) error {
 		if err := json.Unmarshal(b, &o); err != nil {
 			return err
 		}
-		*n = noVal{Set: o.Set && !o.Infinite, Infinite: o.Infinite, Number: int64(o.Number)}
+		*n = noVal{Infinite: o.Infinite}
+		if o.Set && !o.Infinite {
+			n.Set, n.Number = true, int64(o.Number)
+		}
 		return nil
 	default:
 		var f float64
@@ -107,7 +110,8 @@ func (w wireError) entry() ErrorEntry {
 type envelope struct {
 	Meta struct {
 		Plugin struct {
-			Type string `json:"type"` // "openapi/v0.0.38"
+			Type       string `json:"type"`        // "openapi/v0.0.38"; "openapi/slurmctld" from v0.0.40
+			DataParser string `json:"data_parser"` // "data_parser/v0.0.41" from v0.0.40
 		} `json:"plugin"`
 		Slurm struct { // "Slurm" in v0.0.38, "slurm" later; encoding/json matches both
 			Release string `json:"release"`
@@ -128,12 +132,15 @@ func (e envelope) entries() []ErrorEntry {
 	return out
 }
 
+// pluginVersion is the API version the reply says it was written in, or "".
 func (e envelope) pluginVersion() string {
-	t := e.Meta.Plugin.Type
-	if i := strings.LastIndex(t, "/"); i >= 0 {
-		return t[i+1:]
+	for _, s := range []string{e.Meta.Plugin.DataParser, e.Meta.Plugin.Type} {
+		v := s[strings.LastIndex(s, "/")+1:]
+		if _, ok := parseVersion(v); ok && strings.HasPrefix(v, "v") {
+			return v
+		}
 	}
-	return t
+	return ""
 }
 
 // submitReply is the job id every plugin returns at the top level.

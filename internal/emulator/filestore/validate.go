@@ -1,7 +1,6 @@
 package filestore
 
 import (
-	"regexp"
 	"strings"
 
 	"cloud.google.com/go/filestore/apiv1/filestorepb"
@@ -13,8 +12,6 @@ import (
 
 // maxDescription is the API's limit on Instance.description.
 const maxDescription = 2048
-
-var instanceIDRE = regexp.MustCompile(`^[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?$`)
 
 // tierOf resolves the instance's tier through the catalog (legacy STANDARD/PREMIUM included).
 func tierOf(inst *filestorepb.Instance) (catalog.FilestoreTier, *core.APIError) {
@@ -41,7 +38,7 @@ func (s *Service) validateCreate(project, location, id string, inst *filestorepb
 	if id == "" {
 		return nil, badRequest("instance_id: an instance ID is required.")
 	}
-	if !instanceIDRE.MatchString(id) {
+	if !catalog.IsValidResourceName(id) {
 		return nil, badRequest("instance_id: '%s' is invalid: it must be 1-63 characters, start with a lowercase letter, and contain only lowercase letters, digits and hyphens, ending with a letter or digit.", id)
 	}
 	tier, err := tierOf(inst)
@@ -70,14 +67,12 @@ func (s *Service) validateCreate(project, location, id string, inst *filestorepb
 	if share.GetSourceBackup() != "" {
 		return nil, badRequest("instance.file_shares[0].source_backup: restoring from a backup is not supported by the emulator.")
 	}
-	switch inst.GetProtocol() {
-	case filestorepb.Instance_FILE_PROTOCOL_UNSPECIFIED, filestorepb.Instance_NFS_V3:
-	case filestorepb.Instance_NFS_V4_1:
-		if tier.Basic || tier.Name == "HIGH_SCALE_SSD" {
-			return nil, badRequest("instance.protocol: NFS_V4_1 is only supported by the ZONAL, REGIONAL and ENTERPRISE tiers, not %s.", tier.Name)
-		}
-	default:
-		return nil, badRequest("instance.protocol: unknown protocol %s (NFS_V3 or NFS_V4_1).", inst.GetProtocol())
+	protocol := ""
+	if p := inst.GetProtocol(); p != filestorepb.Instance_FILE_PROTOCOL_UNSPECIFIED {
+		protocol = p.String()
+	}
+	if e := catalog.ValidateFilestoreProtocol(tier.Name, protocol); e != nil {
+		return nil, badRequest("instance.protocol: %v.", e)
 	}
 	if inst.GetDeletionProtectionReason() != "" && !inst.GetDeletionProtectionEnabled() {
 		return nil, badRequest("instance.deletion_protection_reason: can only be set when deletion_protection_enabled is true.")

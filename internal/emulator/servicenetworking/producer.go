@@ -6,7 +6,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"unicode"
 
@@ -18,25 +17,11 @@ import (
 // besides IP blocks: the resource label rules, update-mask parsing and the backing directories of their
 // file systems.
 
-var (
-	labelKeyRE   = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,62}$`)
-	labelValueRE = regexp.MustCompile(`^[a-z0-9_-]{0,63}$`)
-)
-
-// ValidateLabels applies Google Cloud's label rules (at most 64; keys 1-63 characters starting with a
-// lowercase letter; keys and values of lowercase letters, digits, '_' and '-'; values up to 63 characters)
-// and returns the 400 naming field, or nil.
+// ValidateLabels applies Google Cloud's label rules (catalog.ValidateLabels, the table the provider checks
+// at plan time too) and returns the 400 naming field and the offending key, or nil.
 func ValidateLabels(field string, labels map[string]string) *core.APIError {
-	if len(labels) > 64 {
-		return core.GoogleError(http.StatusBadRequest, "%s: at most 64 labels are allowed, got %d.", field, len(labels))
-	}
-	for k, v := range labels {
-		if !labelKeyRE.MatchString(k) {
-			return core.GoogleError(http.StatusBadRequest, "%s: invalid label key '%s': keys must be 1-63 characters, start with a lowercase letter and contain only lowercase letters, digits, '_' and '-'.", field, k)
-		}
-		if !labelValueRE.MatchString(v) {
-			return core.GoogleError(http.StatusBadRequest, "%s: invalid value '%s' for label '%s': values must be at most 63 characters of lowercase letters, digits, '_' and '-'.", field, v, k)
-		}
+	if err := catalog.ValidateLabels(labels); err != nil {
+		return core.GoogleError(http.StatusBadRequest, "%s: %v.", field, err)
 	}
 	return nil
 }

@@ -3,11 +3,12 @@ package filestore
 import (
 	"context"
 	"maps"
-	"strings"
 
 	"cloud.google.com/go/filestore/apiv1/filestorepb"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
 
 // desired is the instance a plan asks for, in the API's terms.
@@ -17,30 +18,28 @@ type desired struct {
 }
 
 func (d *desired) parent() string   { return "projects/" + d.project + "/locations/" + d.location }
-func (d *desired) fullName() string { return d.parent() + "/instances/" + d.name }
+func (d *desired) fullName() string { return tfutil.InstanceName(d.project, d.location, d.name) }
 
 func toDesired(ctx context.Context, m *model) (*desired, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	var share shareModel
 	var net networkModel
-	diags.Append(m.Share.As(ctx, &share, objectOpts)...)
-	diags.Append(m.Network.As(ctx, &net, objectOpts)...)
-	labels := map[string]string{}
-	if !m.EffectiveLabels.IsNull() && !m.EffectiveLabels.IsUnknown() {
-		diags.Append(m.EffectiveLabels.ElementsAs(ctx, &labels, false)...)
-	}
+	diags.Append(m.Share.As(ctx, &share, tfutil.ObjectOpts)...)
+	diags.Append(m.Network.As(ctx, &net, tfutil.ObjectOpts)...)
+	labels, d := tfutil.LabelMap(ctx, m.EffectiveLabels)
+	diags.Append(d...)
 	if diags.HasError() {
 		return nil, diags
 	}
-	d := &desired{project: m.Project.ValueString(), location: m.Location.ValueString(), name: m.Name.ValueString()}
+	want := &desired{project: m.Project.ValueString(), location: m.Location.ValueString(), name: m.Name.ValueString()}
 	nc := &filestorepb.NetworkConfig{
-		Network:         networkPath(net.Name.ValueString(), d.project),
+		Network:         tfutil.NetworkPath(net.Name.ValueString(), want.project),
 		Modes:           []filestorepb.NetworkConfig_AddressMode{filestorepb.NetworkConfig_MODE_IPV4},
 		ConnectMode:     filestorepb.NetworkConfig_ConnectMode(filestorepb.NetworkConfig_ConnectMode_value[net.ConnectMode.ValueString()]),
 		ReservedIpRange: net.ReservedIPRange.ValueString(),
 	}
-	d.inst = &filestorepb.Instance{
-		Name:                      d.fullName(),
+	want.inst = &filestorepb.Instance{
+		Name:                      want.fullName(),
 		Tier:                      filestorepb.Instance_Tier(filestorepb.Instance_Tier_value[m.Tier.ValueString()]),
 		FileShares:                []*filestorepb.FileShareConfig{{Name: share.Name.ValueString(), CapacityGb: share.CapacityGB.ValueInt64()}},
 		Networks:                  []*filestorepb.NetworkConfig{nc},
@@ -49,10 +48,10 @@ func toDesired(ctx context.Context, m *model) (*desired, diag.Diagnostics) {
 		Labels:                    labels,
 		DeletionProtectionEnabled: m.DeletionProtection.ValueBool(),
 	}
-	if d.inst.DeletionProtectionEnabled {
-		d.inst.DeletionProtectionReason = m.DeletionProtectionReason.ValueString()
+	if want.inst.DeletionProtectionEnabled {
+		want.inst.DeletionProtectionReason = m.DeletionProtectionReason.ValueString()
 	}
-	return d, diags
+	return want, diags
 }
 
 // mismatch names the first attribute in which an existing instance differs from the desired one
@@ -68,7 +67,7 @@ func (d *desired) mismatch(got *filestorepb.Instance) string {
 		return "share.capacity_gb"
 	case protocolName(got.GetProtocol()) != protocolName(w.GetProtocol()):
 		return "protocol"
-	case len(got.GetNetworks()) != 1 || !sameNetwork(got.GetNetworks()[0].GetNetwork(), w.Networks[0].GetNetwork(), d.project):
+	case len(got.GetNetworks()) != 1 || !tfutil.SameNetwork(got.GetNetworks()[0].GetNetwork(), w.Networks[0].GetNetwork(), d.project):
 		return "network.name"
 	case connectModeName(got.GetNetworks()[0].GetConnectMode()) != connectModeName(w.Networks[0].GetConnectMode()):
 		return "network.connect_mode"
@@ -112,9 +111,8 @@ func connectModeName(m filestorepb.NetworkConfig_ConnectMode) string {
 // timeouts); the instance's identity comes from its name.
 func (r *filestoreResource) flatten(ctx context.Context, inst *filestorepb.Instance, m *model) diag.Diagnostics {
 	var diags diag.Diagnostics
-	parts := strings.Split(inst.GetName(), "/")
-	if len(parts) == 6 {
-		m.Project, m.Location, m.Name = types.StringValue(parts[1]), types.StringValue(parts[3]), types.StringValue(parts[5])
+	if project, location, name, ok := tfutil.SplitInstanceName(inst.GetName()); ok {
+		m.Project, m.Location, m.Name = types.StringValue(project), types.StringValue(location), types.StringValue(name)
 	}
 	m.ID = types.StringValue(inst.GetName())
 	m.Tier = types.StringValue(canonicalTier(inst.GetTier()))
@@ -132,14 +130,14 @@ func (r *filestoreResource) flatten(ctx context.Context, inst *filestorepb.Insta
 
 	var prior networkModel
 	if !m.Network.IsNull() && !m.Network.IsUnknown() {
-		diags.Append(m.Network.As(ctx, &prior, objectOpts)...)
+		diags.Append(m.Network.As(ctx, &prior, tfutil.ObjectOpts)...)
 	}
 	net := networkModel{Name: types.StringValue(""), ConnectMode: types.StringValue(modeDirect), ReservedIPRange: types.StringValue("")}
 	ip := ""
 	if ns := inst.GetNetworks(); len(ns) > 0 {
 		nc := ns[0]
-		net.Name = types.StringValue(networkRef(nc.GetNetwork(), m.Project.ValueString()))
-		if !prior.Name.IsNull() && !prior.Name.IsUnknown() && sameNetwork(prior.Name.ValueString(), nc.GetNetwork(), m.Project.ValueString()) {
+		net.Name = types.StringValue(tfutil.NetworkRef(nc.GetNetwork(), m.Project.ValueString()))
+		if !prior.Name.IsNull() && !prior.Name.IsUnknown() && tfutil.SameNetwork(prior.Name.ValueString(), nc.GetNetwork(), m.Project.ValueString()) {
 			net.Name = prior.Name
 		}
 		net.ConnectMode = types.StringValue(connectModeName(nc.GetConnectMode()))
@@ -156,14 +154,10 @@ func (r *filestoreResource) flatten(ctx context.Context, inst *filestorepb.Insta
 		m.MountSource = types.StringValue(ip + ":/" + share.Name.ValueString())
 	}
 
-	if inst.GetDescription() != "" || !m.Description.IsNull() {
-		m.Description = types.StringValue(inst.GetDescription())
-	}
+	m.Description = tfutil.KeepNull(m.Description, inst.GetDescription())
 	m.DeletionProtection = types.BoolValue(inst.GetDeletionProtectionEnabled())
-	if inst.GetDeletionProtectionReason() != "" || !m.DeletionProtectionReason.IsNull() {
-		m.DeletionProtectionReason = types.StringValue(inst.GetDeletionProtectionReason())
-	}
-	m.Labels, m.EffectiveLabels, d = readLabels(ctx, r.p, inst.GetLabels(), m.Labels)
+	m.DeletionProtectionReason = tfutil.KeepNull(m.DeletionProtectionReason, inst.GetDeletionProtectionReason())
+	m.Labels, m.EffectiveLabels, d = tfutil.ReadLabels(ctx, r.Provider, inst.GetLabels(), m.Labels)
 	diags.Append(d...)
 	return diags
 }

@@ -4,7 +4,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 )
 
 type model struct {
@@ -42,5 +41,4 @@ type networkModel struct {
 var (
 	shareAttrTypes   = map[string]attr.Type{"name": types.StringType, "capacity_gb": types.Int64Type}
 	networkAttrTypes = map[string]attr.Type{"name": types.StringType, "connect_mode": types.StringType, "reserved_ip_range": types.StringType}
-	objectOpts       = basetypes.ObjectAsOptions{UnhandledNullAsEmpty: true, UnhandledUnknownAsEmpty: true}
 )

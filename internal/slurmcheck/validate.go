@@ -1,4 +1,4 @@
-package slurmtest
+package slurmcheck
 
 import (
 	"context"
@@ -42,6 +42,8 @@ type Result struct {
 	// Stubbed lists "Key=path" programs that do not exist on this host and
 	// were replaced by a stub for the validation.
 	Stubbed []string
+	// Config is `scontrol show config` as a map (SuspendExcNodes, ...).
+	Config map[string]string
 	// Raw outputs of the commands, for assertions this type lacks.
 	ScontrolPartitions, ScontrolNodes, SinfoOutput string
 }
@@ -136,7 +138,7 @@ func (v Validator) Validate(ctx context.Context, conf, gres, cgroup []byte) (*Re
 	if err != nil {
 		return nil, err
 	}
-	defer ctld.stop(2 * time.Second)
+	defer ctld.stop(0)
 
 	res := &Result{Stubbed: stubbed}
 	clean := strings.NewReplacer(sb.confPath, "slurm.conf", sb.dir, "<sandbox>")
@@ -150,7 +152,12 @@ func (v Validator) Validate(ctx context.Context, conf, gres, cgroup []byte) (*Re
 		select {
 		case <-ctld.done:
 			res.Log = log()
-			return res, &RejectedError{Messages: errorLines(res.Log, true), ExitCode: ctld.cmd.ProcessState.ExitCode()}
+			code := ctld.cmd.ProcessState.ExitCode()
+			msgs := errorLines(res.Log, true)
+			if len(msgs) == 0 {
+				msgs = []string{fmt.Sprintf("slurmctld exited with status %d before it became the controller: %s", code, lastLines(res.Log, 5))}
+			}
+			return res, &RejectedError{Messages: msgs, ExitCode: code}
 		case <-deadline.C:
 			res.Log = log()
 			return res, fmt.Errorf("slurmctld did not become the primary controller within %s; its output:\n%s", timeout, lastLines(res.Log, 20))
@@ -180,12 +187,17 @@ func (v Validator) Validate(ctx context.Context, conf, gres, cgroup []byte) (*Re
 	if res.SinfoOutput, err = query("sinfo", "-o", "%P %D %T %G %f"); err != nil {
 		return nil, err
 	}
+	config, err := query("scontrol", "show", "config")
+	if err != nil {
+		return nil, err
+	}
+	res.Config = parseConfig(config)
 	res.Partitions = parsePartitions(res.ScontrolPartitions)
 	res.Nodes = parseNodes(res.ScontrolNodes)
 	res.Sinfo = parseSinfo(res.SinfoOutput)
 
 	exited := ctld.exited()
-	ctld.stop(2 * time.Second)
+	ctld.stop(0)
 	res.Log = log()
 	res.Warnings = errorLines(res.Log, false)
 
@@ -200,14 +212,15 @@ func (v Validator) Validate(ctx context.Context, conf, gres, cgroup []byte) (*Re
 }
 
 // Lines of a fresh slurmctld's log that say nothing about the configuration.
-var noise = regexp.MustCompile(`state file|NOTE: Trying backup|No .* to recover|Can not stat gres\.conf|Unable to open.*jwt`)
+var noise = regexp.MustCompile(`state file|NOTE: Trying backup|No .* to recover|Can not stat gres\.conf|Unable to open.*jwt|High latency for .* gettimeofday`)
 
 // errorLines returns slurmctld's error and fatal lines without their
 // "slurmctld: " prefix and without fresh-start noise. With limit, a flood of
 // similar errors (one per node of a bad range) is cut to the first few.
 func errorLines(log string, limit bool) []string {
+	const keep = 5
 	var out []string
-	more := 0
+	more, errs := 0, 0
 	for _, line := range strings.Split(log, "\n") {
 		line = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "slurmctld: "))
 		isFatal := strings.HasPrefix(line, "fatal:")
@@ -217,9 +230,15 @@ func errorLines(log string, limit bool) []string {
 		if noise.MatchString(line) || slices.Contains(out, line) {
 			continue
 		}
-		if limit && !isFatal && len(out) >= 8 {
-			more++
-			continue
+		if !isFatal {
+			if errs++; limit && errs > keep {
+				more++
+				continue
+			}
+		}
+		if more > 0 {
+			out = append(out, fmt.Sprintf("(%d more errors)", more))
+			more = 0
 		}
 		out = append(out, line)
 	}

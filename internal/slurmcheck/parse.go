@@ -1,4 +1,4 @@
-package slurmtest
+package slurmcheck
 
 import (
 	"sort"
@@ -128,6 +128,18 @@ func parseSinfo(out string) []SinfoRow {
 		rows = append(rows, SinfoRow{Partition: name, Default: def, Nodes: atoi(f[1]), State: f[2], Gres: f[3], Features: f[4]})
 	}
 	return rows
+}
+
+// parseConfig parses `scontrol show config`: "Key = value" lines.
+func parseConfig(out string) map[string]string {
+	cfg := map[string]string{}
+	for _, line := range strings.Split(out, "\n") {
+		k, v, ok := strings.Cut(line, " = ")
+		if ok && !strings.Contains(strings.TrimSpace(k), " ") {
+			cfg[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+	}
+	return cfg
 }
 
 func splitNonEmpty(s string) []string {

@@ -1,4 +1,4 @@
-package slurmtest
+package slurmcheck
 
 import (
 	"bytes"
@@ -45,7 +45,7 @@ func startDaemon(env []string, name string, args ...string) (*daemon, error) {
 	out := &lockedBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.Env = env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = sysProcAttr()
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting %s: %w", name, err)
 	}
@@ -66,13 +66,19 @@ func (d *daemon) exited() bool {
 	}
 }
 
-// stop ends the process group: SIGTERM, then SIGKILL after grace.
+// stop ends the process group: SIGTERM, then SIGKILL after grace (at
+// once when grace is 0: a sandbox's state is thrown away anyway, and
+// slurmctld spends a second shutting down cleanly).
 func (d *daemon) stop(grace time.Duration) {
 	if d.exited() {
 		return
 	}
 	pgid := d.cmd.Process.Pid
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	sig := syscall.SIGTERM
+	if grace == 0 {
+		sig = syscall.SIGKILL
+	}
+	_ = syscall.Kill(-pgid, sig)
 	select {
 	case <-d.done:
 	case <-time.After(grace):

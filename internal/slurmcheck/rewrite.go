@@ -1,4 +1,4 @@
-package slurmtest
+package slurmcheck
 
 import (
 	"fmt"
@@ -93,7 +93,8 @@ func rewriteConf(conf []byte, sb sandbox, strict bool) (out []byte, stubbed []st
 	}
 	var tail []string
 	for _, k := range sortedKeys(set) {
-		if seen[k] || (k == "authaltparameters" && !jwt) {
+		// A missing SlurmctldHost stays missing: slurmctld must refuse it.
+		if seen[k] || k == "slurmctldhost" || (k == "authaltparameters" && !jwt) {
 			continue
 		}
 		tail = append(tail, set[k])

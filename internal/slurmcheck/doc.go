@@ -1,4 +1,4 @@
-// Package slurmtest validates a rendered slurm.conf with the real slurmctld.
+// Package slurmcheck validates a rendered slurm.conf with the real slurmctld.
 //
 // Slurm has no check mode, and a configuration slurmctld dislikes kills it
 // (a reconfigure whose partition names an unknown node stops the running
@@ -19,4 +19,4 @@
 // It needs root (slurmctld runs as SlurmUser=root here) and the Debian
 // packages slurmctld, slurm-client and munge; Available says what is
 // missing and Require skips a test cleanly without them.
-package slurmtest
+package slurmcheck

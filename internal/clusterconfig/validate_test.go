@@ -1,0 +1,144 @@
+package clusterconfig_test
+
+import (
+	"strings"
+	"testing"
+
+	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
+)
+
+func checkErr(t *testing.T, what string, err error, contains string) {
+	t.Helper()
+	switch {
+	case contains == "" && err != nil:
+		t.Errorf("%s: unexpected error %v", what, err)
+	case contains != "" && err == nil:
+		t.Errorf("%s: no error, want one containing %q", what, contains)
+	case contains != "" && !strings.Contains(err.Error(), contains):
+		t.Errorf("%s: error %q does not contain %q", what, err, contains)
+	}
+}
+
+func TestValidateClusterName(t *testing.T) {
+	for _, tc := range []struct{ name, contains string }{
+		{"ml", ""},
+		{strings.Repeat("c", 32), ""},
+		{strings.Repeat("c", 33), "at most 32 are allowed"},
+		{"ML", "uppercase"},
+		{"ml_dev", "other than lowercase letters"},
+		{"1ml", "does not start with a lowercase letter"},
+		{"", "empty"},
+	} {
+		checkErr(t, "ValidateClusterName("+tc.name+")", cc.ValidateClusterName(tc.name), tc.contains)
+	}
+}
+
+func TestNodeNaming(t *testing.T) {
+	p := cc.Partition{Name: "A3_Mega", MachineType: "a3-megagpu-8g", StaticNodes: 2, MaxDynamicNodes: 998}
+	if got := p.Prefix("ml"); got != "ml-a3-mega" {
+		t.Errorf("prefix = %q", got)
+	}
+	if s, d, all := p.StaticNodeNames("ml"), p.DynamicNodeNames("ml"), p.AllNodeNames("ml"); s != "ml-a3-mega-[0-1]" || d != "ml-a3-mega-[2-999]" || all != "ml-a3-mega-[0-999]" {
+		t.Errorf("hostlists = %q %q %q", s, d, all)
+	}
+	one := cc.Partition{Name: "dbg", StaticNodes: 1}
+	if got := one.StaticNodeNames("ml"); got != "ml-dbg-0" {
+		t.Errorf("single node hostlist = %q", got)
+	}
+	for _, tc := range []struct {
+		node           string
+		index          int
+		static, member bool
+	}{
+		{"ml-a3-mega-0", 0, true, true},
+		{"ml-a3-mega-1", 1, true, true},
+		{"ml-a3-mega-2", 2, false, true},
+		{"ml-a3-mega-999", 999, false, true},
+		{"ml-a3-mega-1000", 0, false, false},
+		{"ml-a3-mega-01", 0, false, false},
+		{"ml-a3-mega-x", 0, false, false},
+		{"ml-cpu-1", 0, false, false},
+	} {
+		i, static, ok := p.NodeIndex("ml", tc.node)
+		if ok != tc.member || (ok && (i != tc.index || static != tc.static)) {
+			t.Errorf("NodeIndex(%s) = %d %v %v", tc.node, i, static, ok)
+		}
+	}
+	if cc.ControllerName("ml") != "ml-controller" || cc.LoginName("ml", 1) != "ml-login-1" || cc.NodeSetName("a3") != "a3_nodes" {
+		t.Error("derived names changed; VMs of existing clusters would be renamed")
+	}
+}
+
+// Invalid configurations are refused before anything is rendered, with a
+// message that says what to change.
+func TestValidateRefusesInvalidConfigurations(t *testing.T) {
+	gpu := func(mut func(*cc.Partition)) []cc.Partition {
+		p := cc.Partition{Name: "gpu", MachineType: "a3-megagpu-8g", MaxDynamicNodes: 4}
+		mut(&p)
+		return []cc.Partition{p}
+	}
+	cluster := func(mut func(*cc.Cluster)) cc.Cluster {
+		c := baseCluster("ml")
+		mut(&c)
+		return c
+	}
+	none := func(*cc.Cluster) {}
+	tests := []struct {
+		name     string
+		c        cc.Cluster
+		parts    []cc.Partition
+		contains string
+	}{
+		{"uppercase cluster", cluster(func(c *cc.Cluster) { c.Name = "ML" }), nil, "uppercase"},
+		{"no controller", cluster(func(c *cc.Cluster) { c.Controller = cc.Controller{} }), nil, "controller hostname must be set"},
+		{"bad controller address", cluster(func(c *cc.Cluster) { c.Controller.Address = "10.0.0" }), nil, `controller address "10.0.0" is not an IP address`},
+		{"too many logins", cluster(func(c *cc.Cluster) { c.LoginCount = 17 }), nil, "login count 17 is out of range"},
+		{"no x86 agent", cluster(func(c *cc.Cluster) { c.Agents = []cc.AgentRef{agentARM} }), nil, "needs an x86_64 agent build"},
+		{"bad sha", cluster(func(c *cc.Cluster) { c.Agents[0].SHA256 = "ABC" }), nil, "64 lowercase hexadecimal digits"},
+		{"shell in URL", cluster(func(c *cc.Cluster) { c.Agents[0].URL = "https://x/$(reboot)" }), nil, "must not contain quotes"},
+		{"ftp URL", cluster(func(c *cc.Cluster) { c.Agents[0].URL = "ftp://x/agent" }), nil, "is not supported"},
+		{"scheduler list in one entry", cluster(func(c *cc.Cluster) { c.Slurm.SchedulerParameters = []string{"a,b"} }), nil, "one option per entry"},
+		{"prolog without interpreter", cluster(func(c *cc.Cluster) { c.Slurm.Prolog = "nvidia-smi" }), nil, "interpreter line"},
+		{"owned extra", cluster(func(c *cc.Cluster) { c.Slurm.Extra = map[string]string{"SlurmctldHost": "x"} }), nil, `"SlurmctldHost" cannot be set`},
+		{"same ports", cluster(func(c *cc.Cluster) { c.Slurm.SlurmctldPort, c.Slurm.SlurmdPort = 7000, 7000 }), nil, "cannot share port 7000"},
+		{"resume timeout too long", cluster(func(c *cc.Cluster) { c.Slurm.ResumeTimeout = 70000 }), nil, "resume_timeout 70000 is out of range"},
+		{"relative health check", cluster(func(c *cc.Cluster) { c.Health = &cc.HealthCheck{Program: "check.sh"} }), nil, "must be an absolute path"},
+		{"bad health state", cluster(func(c *cc.Cluster) { c.Health = &cc.HealthCheck{Program: "/bin/true", NodeState: "BUSY"} }), nil, `node state "BUSY" is invalid`},
+		{"unknown machine type", cluster(none), gpu(func(p *cc.Partition) { p.MachineType = "a3-highgpu-4g" }), `machine type "a3-highgpu-4g" is not known`},
+		{"no nodes", cluster(none), gpu(func(p *cc.Partition) { p.MaxDynamicNodes = 0 }), `partition "gpu" has no nodes`},
+		{"negative nodes", cluster(none), gpu(func(p *cc.Partition) { p.StaticNodes = -1 }), "cannot be negative"},
+		{"reserved partition name", cluster(none), gpu(func(p *cc.Partition) { p.Name = "default" }), "is reserved"},
+		{"bad max time", cluster(none), gpu(func(p *cc.Partition) { p.MaxTime = "2 days" }), `"2 days" is not a Slurm time`},
+		{"bad feature", cluster(none), gpu(func(p *cc.Partition) { p.Features = []string{"a|b"} }), `node feature "a|b" is invalid`},
+		{"owned partition extra", cluster(none), gpu(func(p *cc.Partition) { p.Extra = map[string]string{"Nodes": "x"} }), `partition setting "Nodes" cannot be set`},
+		{"newer partition key", cluster(none), gpu(func(p *cc.Partition) { p.Extra = map[string]string{"PowerDownOnIdle": "YES"} }), "Slurm 22.05 refuses to start with it"},
+		{"node names too long", cluster(func(c *cc.Cluster) { c.Name = strings.Repeat("c", 32) }),
+			gpu(func(p *cc.Partition) { p.Name = strings.Repeat("p", 27); p.MaxDynamicNodes = 1000 }), "VM and host names allow at most 63"},
+		{"arm partition without arm agent", cluster(none), gpu(func(p *cc.Partition) { p.MachineType = "a4x-highgpu-4g" }), "no arm64 build of the agent"},
+		{"duplicate partition", cluster(none), append(gpu(func(*cc.Partition) {}), gpu(func(*cc.Partition) {})...), `partition "gpu" is declared twice`},
+		{"colliding node names", cluster(none), append(gpu(func(p *cc.Partition) { p.Name = "a_b" }), gpu(func(p *cc.Partition) { p.Name = "a-b" })...),
+			"would both name their nodes ml-a-b-<index>"},
+		{"partition named like the logins", cluster(none), gpu(func(p *cc.Partition) { p.Name = "login" }), "would name its nodes like the login VMs"},
+		{"partition node named like the controller", cluster(func(c *cc.Cluster) { c.Controller.Hostname = "ml-gpu-1" }), gpu(func(*cc.Partition) {}),
+			"would name a node ml-gpu-1, the controller's host name"},
+		{"two defaults", cluster(none), append(gpu(func(p *cc.Partition) { p.Default = true }), gpu(func(p *cc.Partition) { p.Name = "other"; p.Default = true })...),
+			`partitions "gpu", "other" are all marked default`},
+	}
+	for _, tc := range tests {
+		err := cc.Validate(tc.c, tc.parts)
+		checkErr(t, tc.name, err, tc.contains)
+		if _, rerr := cc.RenderSlurmConf(tc.c, tc.parts); rerr == nil {
+			t.Errorf("%s: RenderSlurmConf rendered an invalid configuration", tc.name)
+		}
+	}
+	checkErr(t, "valid", cc.Validate(baseCluster("ml"), gpu(func(*cc.Partition) {})), "")
+}
+
+func TestValidateSlurmTime(t *testing.T) {
+	for _, v := range []string{"UNLIMITED", "infinite", "60", "90:30", "12:00:00", "2-12", "2-12:30", "7-00:00:00"} {
+		checkErr(t, v, cc.ValidateSlurmTime(v), "")
+	}
+	for _, v := range []string{"", "1h", "2 days", "-1", "1-2-3", "1:2:3:4"} {
+		checkErr(t, v, cc.ValidateSlurmTime(v), "is not a Slurm time")
+	}
+}
