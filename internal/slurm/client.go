@@ -18,7 +18,8 @@ import (
 type Config struct {
 	// BaseURL is http://host:port, https://host:port, or unix:///path/to/socket.
 	BaseURL string
-	// User is sent as X-SLURM-USER-NAME with each token.
+	// User is sent as X-SLURM-USER-NAME with each token (slurmrestd 22.05
+	// needs it) and as the reason_uid of node updates.
 	User string
 	// Token returns a JWT for User (see TokenFromScontrol). Nil sends no
 	// credentials: right for rest_auth/local over a unix socket.
@@ -122,7 +123,10 @@ func (c *Client) send(ctx context.Context, method, path string, body any) (reply
 		if err != nil {
 			return reply{}, fmt.Errorf("slurm: token for %q: %w", c.user, err)
 		}
-		req.Header.Set("X-SLURM-USER-NAME", c.user)
+		// From v0.0.40 slurmrestd can take the user from the token alone.
+		if c.user != "" {
+			req.Header.Set("X-SLURM-USER-NAME", c.user)
+		}
 		req.Header.Set("X-SLURM-USER-TOKEN", tok)
 	}
 	resp, err := c.hc.Do(req)

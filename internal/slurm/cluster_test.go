@@ -281,15 +281,15 @@ func (c *testCluster) start(name string, env []string, pdeath bool, argv ...stri
 }
 
 // startSentinel starts a shell that outlives this process only to kill the
-// daemons it started, should this process die before stop (a panic, a test
-// timeout).
+// daemons it started and remove their directory, should this process die
+// before stop (a panic, a test timeout).
 func (c *testCluster) startSentinel() error {
 	var pids []string
 	for _, d := range c.procs {
 		pids = append(pids, strconv.Itoa(d.cmd.Process.Pid))
 	}
-	script := fmt.Sprintf(`while kill -0 %d 2>/dev/null; do sleep 1; done; kill -9 %s 2>/dev/null; exit 0`,
-		os.Getpid(), strings.Join(pids, " "))
+	script := fmt.Sprintf(`while kill -0 %d 2>/dev/null; do sleep 1; done; kill -9 %s 2>/dev/null; sleep 1; rm -rf '%s'`,
+		os.Getpid(), strings.Join(pids, " "), c.dir)
 	cmd := exec.Command("sh", "-c", script)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
