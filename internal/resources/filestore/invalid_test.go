@@ -75,6 +75,10 @@ func TestAccFilestore_invalidInput(t *testing.T) {
   share = { capacity_gb = 1024 }
   network = { name = "projects/p/networks/n" }
 `, `network\.name: "projects/p/networks/n" is not a network name`},
+		{"label key with uppercase", `  tier = "BASIC_HDD"
+  share = { capacity_gb = 1024 }
+  labels = { Team = "ml" }
+` + net, `labels: label key "Team" is invalid: it contains uppercase letters`},
 		{"reason without protection", `  tier = "BASIC_HDD"
   share = { capacity_gb = 1024 }
   deletion_protection        = false

@@ -12,38 +12,24 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
 
-// nfsV41Tiers offer NFSv4.1. UNCONFIRMED in the facts; it is Filestore's documented support matrix and
-// the emulator's rule. It belongs in the catalog's tier table once that grows a protocol column.
-var nfsV41Tiers = map[string]bool{"ZONAL": true, "REGIONAL": true, "ENTERPRISE": true}
-
 // replaceHint is the end of every refusal to change an attribute Filestore cannot change in place.
-const replaceHint = "Filestore cannot change it in place, and replacing the instance would destroy the data on it, " +
-	"so the provider never does. To move the data, create a new hypercompute_filestore beside this one, copy the data, " +
-	"then remove this one (after setting deletion_protection = false)."
+var replaceHint = tfutil.ReplaceHint("Filestore", "hypercompute_filestore")
 
 // ModifyPlan fills in what is knowable before apply (provider defaults, the PSA range, the ID, the
 // effective labels) and refuses, with zero API calls, every change that would lose data: a destroy
 // while deletion_protection is on, a change of an attribute Filestore cannot update, a shrink the
 // tier does not allow.
 func (r *filestoreResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	hasState := !req.State.Raw.IsNull()
-	var state model
-	if hasState {
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	}
-	if req.Plan.Raw.IsNull() {
-		if hasState && state.DeletionProtection.ValueBool() {
-			resp.Diagnostics.AddAttributeError(path.Root("deletion_protection"), "Deletion protection is on",
-				fmt.Sprintf("deletion_protection: Filestore instance %s is protected and would be destroyed. Set deletion_protection = false "+
-					"on it and apply, then destroy it; check first that nothing on the share is still needed.", state.ID.ValueString()))
+	var plan, state model
+	hasState, ok := tfutil.ReadPlan(ctx, req, resp, &plan, &state, func(state *model) {
+		if state.DeletionProtection.ValueBool() {
+			tfutil.RefuseProtectedDestroy(&resp.Diagnostics, what, state.ID.ValueString(), "nothing on the share is still needed")
 		}
-		return
-	}
-	var plan model
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+	})
+	if !ok {
 		return
 	}
 	r.planDefaults(&plan, &state, hasState, &resp.Diagnostics)
@@ -52,11 +38,11 @@ func (r *filestoreResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	}
 	var share, priorShare shareModel
 	var net, priorNet networkModel
-	resp.Diagnostics.Append(plan.Share.As(ctx, &share, objectOpts)...)
-	resp.Diagnostics.Append(plan.Network.As(ctx, &net, objectOpts)...)
+	resp.Diagnostics.Append(plan.Share.As(ctx, &share, tfutil.ObjectOpts)...)
+	resp.Diagnostics.Append(plan.Network.As(ctx, &net, tfutil.ObjectOpts)...)
 	if hasState {
-		resp.Diagnostics.Append(state.Share.As(ctx, &priorShare, objectOpts)...)
-		resp.Diagnostics.Append(state.Network.As(ctx, &priorNet, objectOpts)...)
+		resp.Diagnostics.Append(state.Share.As(ctx, &priorShare, tfutil.ObjectOpts)...)
+		resp.Diagnostics.Append(state.Network.As(ctx, &priorNet, tfutil.ObjectOpts)...)
 	}
 	if resp.Diagnostics.HasError() {
 		return
@@ -83,7 +69,7 @@ func (r *filestoreResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	plan.Network, d = types.ObjectValueFrom(ctx, networkAttrTypes, net)
 	resp.Diagnostics.Append(d...)
 	if !plan.Project.IsUnknown() && !plan.Location.IsUnknown() && !plan.Name.IsUnknown() {
-		plan.ID = types.StringValue(instanceID(plan.Project.ValueString(), plan.Location.ValueString(), plan.Name.ValueString()))
+		plan.ID = types.StringValue(tfutil.InstanceName(plan.Project.ValueString(), plan.Location.ValueString(), plan.Name.ValueString()))
 	}
 	if !plan.Protocol.IsUnknown() {
 		plan.MountOptions = types.StringValue(mountOptions(plan.Protocol.ValueString()))
@@ -91,26 +77,18 @@ func (r *filestoreResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	if !hasState {
 		plan.IPAddress, plan.MountSource, plan.State = types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
 	}
-	plan.EffectiveLabels, d = effectiveLabels(ctx, r.p, plan.Labels)
+	plan.EffectiveLabels, d = tfutil.EffectiveLabels(ctx, r.Provider, plan.Labels)
 	resp.Diagnostics.Append(d...)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
-// planDefaults resolves project and location from prior state or the provider.
+// planDefaults resolves project and location from prior state or the provider. The location is a
+// zone or a region depending on the tier, so it defaults to the provider's zone or region.
 func (r *filestoreResource) planDefaults(plan, state *model, hasState bool, diags *diag.Diagnostics) {
-	var provProject, provRegion, provZone string
-	if r.p != nil {
-		provProject, provRegion, provZone = r.p.Project, r.p.Region, r.p.Zone
-	}
-	if plan.Project.IsUnknown() || plan.Project.IsNull() {
-		switch {
-		case hasState && !state.Project.IsNull():
-			plan.Project = state.Project
-		case provProject != "":
-			plan.Project = types.StringValue(provProject)
-		case r.p != nil:
-			diags.AddAttributeError(path.Root("project"), "Missing project", "project: set project on the resource or the provider, or export GOOGLE_PROJECT")
-		}
+	tfutil.DefaultFromProvider(&plan.Project, state.Project, hasState, r.Provider, "project", diags)
+	var provRegion, provZone string
+	if r.Provider != nil {
+		provRegion, provZone = r.Provider.Region, r.Provider.Zone
 	}
 	if plan.Location.IsUnknown() || plan.Location.IsNull() {
 		tier, ok := catalog.FilestoreTierByName(plan.Tier.ValueString())
@@ -125,7 +103,7 @@ func (r *filestoreResource) planDefaults(plan, state *model, hasState bool, diag
 			plan.Location = types.StringUnknown()
 		case def != "":
 			plan.Location = types.StringValue(def)
-		case r.p != nil:
+		case r.Provider != nil:
 			diags.AddAttributeError(path.Root("location"), "Missing location",
 				fmt.Sprintf("location: set location on the resource, or the provider's %s (tier %s instances live in a %s)", what, plan.Tier.ValueString(), what))
 		}
@@ -133,42 +111,29 @@ func (r *filestoreResource) planDefaults(plan, state *model, hasState bool, diag
 }
 
 func checkImmutable(diags *diag.Diagnostics, plan, state *model, share, priorShare shareModel, net, priorNet networkModel) {
-	type change struct {
-		attr     string
-		from, to types.String
-		same     func(a, b string) bool
-	}
-	eq := func(a, b string) bool { return a == b }
 	project := state.Project.ValueString()
-	changes := []change{
-		{"name", state.Name, plan.Name, eq},
-		{"project", state.Project, plan.Project, eq},
-		{"location", state.Location, plan.Location, eq},
-		{"tier", state.Tier, plan.Tier, eq},
-		{"share.name", priorShare.Name, share.Name, eq},
-		{"protocol", state.Protocol, plan.Protocol, eq},
-		{"network.name", priorNet.Name, net.Name, func(a, b string) bool { return sameNetwork(a, b, project) }},
-		{"network.connect_mode", priorNet.ConnectMode, net.ConnectMode, eq},
-		{"network.reserved_ip_range", priorNet.ReservedIPRange, net.ReservedIPRange, eq},
-	}
-	for _, c := range changes {
-		if c.from.IsNull() || c.from.IsUnknown() || c.to.IsNull() || c.to.IsUnknown() || c.same(c.from.ValueString(), c.to.ValueString()) {
-			continue
-		}
-		diags.AddAttributeError(attrPath(c.attr), "Cannot change "+c.attr,
-			fmt.Sprintf("%s: cannot change from %q to %q on Filestore instance %s. %s", c.attr, c.from.ValueString(), c.to.ValueString(), state.ID.ValueString(), replaceHint))
-	}
+	tfutil.CheckImmutable(diags, what, state.ID.ValueString(), replaceHint,
+		tfutil.Change{Attr: "name", From: state.Name, To: plan.Name},
+		tfutil.Change{Attr: "project", From: state.Project, To: plan.Project},
+		tfutil.Change{Attr: "location", From: state.Location, To: plan.Location},
+		tfutil.Change{Attr: "tier", From: state.Tier, To: plan.Tier},
+		tfutil.Change{Attr: "share.name", From: priorShare.Name, To: share.Name},
+		tfutil.Change{Attr: "protocol", From: state.Protocol, To: plan.Protocol},
+		tfutil.Change{Attr: "network.name", From: priorNet.Name, To: net.Name, Same: func(a, b string) bool { return tfutil.SameNetwork(a, b, project) }},
+		tfutil.Change{Attr: "network.connect_mode", From: priorNet.ConnectMode, To: net.ConnectMode},
+		tfutil.Change{Attr: "network.reserved_ip_range", From: priorNet.ReservedIPRange, To: net.ReservedIPRange},
+	)
 }
 
 func (r *filestoreResource) checkTierRules(diags *diag.Diagnostics, plan *model, tier catalog.FilestoreTier, share, priorShare shareModel, resize bool) {
 	if !plan.Location.IsUnknown() && !plan.Location.IsNull() {
 		if err := catalog.ValidateFilestoreLocation(tier.Name, plan.Location.ValueString()); err != nil {
-			diags.AddAttributeError(path.Root("location"), "Invalid location", withPath("location", err.Error()))
+			tfutil.AddInvalid(diags, path.Root("location"), err.Error())
 		}
 	}
 	if !share.Name.IsUnknown() && !share.Name.IsNull() {
 		if err := catalog.ValidateFilestoreShareName(tier.Name, share.Name.ValueString()); err != nil {
-			diags.AddAttributeError(attrPath("share.name"), "Invalid share.name", withPath("share.name", err.Error()))
+			tfutil.AddInvalid(diags, tfutil.AttrPath("share.name"), err.Error())
 		}
 	}
 	if !share.CapacityGB.IsUnknown() && !share.CapacityGB.IsNull() {
@@ -179,13 +144,14 @@ func (r *filestoreResource) checkTierRules(diags *diag.Diagnostics, plan *model,
 			err = catalog.ValidateFilestoreCapacity(tier.Name, share.CapacityGB.ValueInt64())
 		}
 		if err != nil {
-			msg := strings.Replace(err.Error(), "capacity_gb ", "share.capacity_gb ", 1)
-			diags.AddAttributeError(attrPath("share.capacity_gb"), "Invalid share.capacity_gb", withPath("share.capacity_gb", msg))
+			// The catalog names the API's field; here it is nested under share.
+			tfutil.AddInvalid(diags, tfutil.AttrPath("share.capacity_gb"), strings.Replace(err.Error(), "capacity_gb ", "share.capacity_gb ", 1))
 		}
 	}
-	if !plan.Protocol.IsUnknown() && plan.Protocol.ValueString() == protocolNFSv41 && !nfsV41Tiers[tier.Name] {
-		diags.AddAttributeError(path.Root("protocol"), "Invalid protocol",
-			fmt.Sprintf("protocol: NFS_V4_1 is offered by the ZONAL, REGIONAL and ENTERPRISE tiers, not %s; use NFS_V3 or another tier", tier.Name))
+	if !plan.Protocol.IsUnknown() && !plan.Protocol.IsNull() {
+		if err := catalog.ValidateFilestoreProtocol(tier.Name, plan.Protocol.ValueString()); err != nil {
+			tfutil.AddInvalid(diags, path.Root("protocol"), err.Error())
+		}
 	}
 }
 
@@ -202,7 +168,7 @@ func planReservedRange(diags *diag.Diagnostics, plan, state *model, hasState boo
 		case hasState && !priorNet.ReservedIPRange.IsNull() && priorNet.ConnectMode.Equal(net.ConnectMode):
 			net.ReservedIPRange = priorNet.ReservedIPRange
 		case psa:
-			if _, name, err := parseNetwork(net.Name.ValueString(), ""); err == nil {
+			if _, name, err := tfutil.ParseNetwork(net.Name.ValueString(), ""); err == nil {
 				net.ReservedIPRange = types.StringValue(name + "-psa")
 			}
 		default:
@@ -210,45 +176,26 @@ func planReservedRange(diags *diag.Diagnostics, plan, state *model, hasState boo
 		}
 		return
 	}
-	p := attrPath("network.reserved_ip_range")
+	p := tfutil.AttrPath("network.reserved_ip_range")
 	v := rng.ValueString()
 	if psa {
 		if strings.Contains(v, "/") {
-			diags.AddAttributeError(p, "Invalid network.reserved_ip_range",
-				fmt.Sprintf("network.reserved_ip_range: with connect_mode PRIVATE_SERVICE_ACCESS this is the name of an allocated range "+
-					"(e.g. hypercompute_network.<name>.private_service_access.range_name), not a CIDR like %q", v))
+			tfutil.AddInvalid(diags, p, fmt.Sprintf("with connect_mode PRIVATE_SERVICE_ACCESS this is the name of an allocated range "+
+				"(e.g. hypercompute_network.<name>.private_service_access.range_name), not a CIDR like %q", v))
 		} else if err := catalog.ValidateResourceName(v); err != nil {
-			diags.AddAttributeError(p, "Invalid network.reserved_ip_range", withPath("network.reserved_ip_range", err.Error()))
+			tfutil.AddInvalid(diags, p, err.Error())
 		}
 		return
 	}
 	pf, err := netip.ParsePrefix(v)
 	switch {
 	case err != nil || !pf.Addr().Is4():
-		diags.AddAttributeError(p, "Invalid network.reserved_ip_range",
-			fmt.Sprintf("network.reserved_ip_range: with connect_mode DIRECT_PEERING this is a CIDR block such as 10.200.0.0/%d; %q is not one", tier.DirectPeeringPrefix, v))
+		tfutil.AddInvalid(diags, p, fmt.Sprintf("with connect_mode DIRECT_PEERING this is a CIDR block such as 10.200.0.0/%d; %q is not one", tier.DirectPeeringPrefix, v))
 	case pf.Bits() != tier.DirectPeeringPrefix:
-		diags.AddAttributeError(p, "Invalid network.reserved_ip_range",
-			fmt.Sprintf("network.reserved_ip_range: tier %s needs a /%d block for DIRECT_PEERING, got /%d (%s)", tier.Name, tier.DirectPeeringPrefix, pf.Bits(), v))
+		tfutil.AddInvalid(diags, p, fmt.Sprintf("tier %s needs a /%d block for DIRECT_PEERING, got /%d (%s)", tier.Name, tier.DirectPeeringPrefix, pf.Bits(), v))
 	case pf.Masked() != pf:
-		diags.AddAttributeError(p, "Invalid network.reserved_ip_range",
-			fmt.Sprintf("network.reserved_ip_range: %q has host bits set; did you mean %s?", v, pf.Masked()))
+		tfutil.AddInvalid(diags, p, fmt.Sprintf("%q has host bits set; did you mean %s?", v, pf.Masked()))
 	case !pf.Addr().IsPrivate():
-		diags.AddAttributeError(p, "Invalid network.reserved_ip_range",
-			fmt.Sprintf("network.reserved_ip_range: %q is not inside a private range (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16)", v))
+		tfutil.AddInvalid(diags, p, fmt.Sprintf("%q is not inside a private range (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16)", v))
 	}
-}
-
-// attrPath turns "a.b" into the framework path of a nested attribute.
-func attrPath(dotted string) path.Path {
-	parts := strings.Split(dotted, ".")
-	p := path.Root(parts[0])
-	for _, s := range parts[1:] {
-		p = p.AtName(s)
-	}
-	return p
-}
-
-func instanceID(project, location, name string) string {
-	return fmt.Sprintf("projects/%s/locations/%s/instances/%s", project, location, name)
 }

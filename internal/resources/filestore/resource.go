@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"cloud.google.com/go/filestore/apiv1/filestorepb"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"google.golang.org/protobuf/types/known/fieldmaskpb"
 

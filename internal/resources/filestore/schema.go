@@ -14,15 +14,15 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
 
 // Wire values of the enums this resource exposes.
 const (
-	protocolNFSv3  = "NFS_V3"
-	protocolNFSv41 = "NFS_V4_1"
+	protocolNFSv3  = catalog.FilestoreNFSv3
+	protocolNFSv41 = catalog.FilestoreNFSv41
 	modePSA        = "PRIVATE_SERVICE_ACCESS"
 	modeDirect     = "DIRECT_PEERING"
 	defaultShare   = "home"
@@ -39,20 +39,13 @@ func (r *filestoreResource) Schema(ctx context.Context, _ resource.SchemaRequest
 			"deletion-protection changes are applied in place. With `deletion_protection = true` (the default) a destroy is " +
 			"refused at plan time.",
 		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{
-				Computed:            true,
-				MarkdownDescription: "`projects/{project}/locations/{location}/instances/{name}`.",
-				PlanModifiers:       stable,
-			},
+			"id": tfutil.InstanceIDAttribute("location"),
 			"name": schema.StringAttribute{
 				Required:            true,
 				MarkdownDescription: "Instance ID: 1-63 characters, lowercase letters, digits and hyphens, starting with a letter. Cannot be changed.",
 				Validators:          []validator.String{nameValidator()},
 			},
-			"project": schema.StringAttribute{
-				Optional: true, Computed: true,
-				MarkdownDescription: "Project ID. Defaults to the provider's `project`. Cannot be changed.",
-			},
+			"project": tfutil.ProjectAttribute(),
 			"location": schema.StringAttribute{
 				Optional: true, Computed: true,
 				MarkdownDescription: "Zone of the instance, or its region for the `REGIONAL` and `ENTERPRISE` tiers. Defaults to the " +
@@ -87,8 +80,8 @@ func (r *filestoreResource) Schema(ctx context.Context, _ resource.SchemaRequest
 			"protocol": schema.StringAttribute{
 				Optional: true, Computed: true,
 				Default:             stringdefault.StaticString(protocolNFSv3),
-				MarkdownDescription: "NFS protocol: `NFS_V3` (default) or `NFS_V4_1` (`ZONAL`, `REGIONAL` and `ENTERPRISE` tiers only). Cannot be changed.",
-				Validators:          []validator.String{stringvalidator.OneOf(protocolNFSv3, protocolNFSv41)},
+				MarkdownDescription: "NFS protocol: `NFS_V3` (default) or `NFS_V4_1` (" + nfsV41Tiers() + " tiers only). Cannot be changed.",
+				Validators:          []validator.String{stringvalidator.OneOf(catalog.FilestoreProtocols()...)},
 			},
 			"network": schema.SingleNestedAttribute{
 				Required:            true,
@@ -98,7 +91,7 @@ func (r *filestoreResource) Schema(ctx context.Context, _ resource.SchemaRequest
 						Required: true,
 						MarkdownDescription: "The VPC: its name (in the instance's project), its ID `projects/{project}/global/networks/{name}` " +
 							"or its self link, e.g. `hypercompute_network.cluster.name`.",
-						Validators: []validator.String{networkValidator()},
+						Validators: []validator.String{tfutil.NetworkValidator()},
 					},
 					"connect_mode": schema.StringAttribute{
 						Optional: true, Computed: true,
@@ -116,19 +109,9 @@ func (r *filestoreResource) Schema(ctx context.Context, _ resource.SchemaRequest
 					},
 				},
 			},
-			"description": schema.StringAttribute{
-				Optional:            true,
-				MarkdownDescription: "Description of the instance, up to 2048 characters.",
-				Validators:          []validator.String{stringvalidator.LengthAtMost(2048)},
-			},
-			"labels": schema.MapAttribute{
-				Optional: true, ElementType: types.StringType,
-				MarkdownDescription: "Labels of the instance. The provider's `default_labels` are added; a label set here wins.",
-			},
-			"effective_labels": schema.MapAttribute{
-				Computed: true, ElementType: types.StringType,
-				MarkdownDescription: "All labels on the instance: the provider's `default_labels` merged with `labels`.",
-			},
+			"description":      tfutil.InstanceDescriptionAttribute(),
+			"labels":           tfutil.LabelsAttribute("instance"),
+			"effective_labels": tfutil.EffectiveLabelsAttribute("instance"),
 			"deletion_protection": schema.BoolAttribute{
 				Optional: true, Computed: true,
 				Default: booldefault.StaticBool(true),
@@ -171,4 +154,10 @@ func mountOptions(protocol string) string {
 		vers = "4.1"
 	}
 	return "rw,hard,timeo=600,retrans=3,rsize=1048576,wsize=1048576,resvport,_netdev,vers=" + vers
+}
+
+// nfsV41Tiers names the tiers that offer NFS_V4_1, from the catalog: "`ZONAL`, `REGIONAL` and `ENTERPRISE`".
+func nfsV41Tiers() string {
+	t := catalog.FilestoreNFSv41Tiers()
+	return "`" + strings.Join(t[:len(t)-1], "`, `") + "` and `" + t[len(t)-1] + "`"
 }

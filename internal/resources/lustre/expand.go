@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	wire "github.com/hypercompute/terraform-provider-hypercompute/internal/gcp/lustre"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
 
 // desired is the instance a plan asks for, in the API's terms.
@@ -18,19 +19,15 @@ type desired struct {
 }
 
 func (d *desired) parent() string   { return "projects/" + d.project + "/locations/" + d.zone }
-func (d *desired) fullName() string { return d.parent() + "/instances/" + d.name }
+func (d *desired) fullName() string { return tfutil.InstanceName(d.project, d.zone, d.name) }
 
 func toDesired(ctx context.Context, m *model) (*desired, diag.Diagnostics) {
-	var diags diag.Diagnostics
-	labels := map[string]string{}
-	if !m.EffectiveLabels.IsNull() && !m.EffectiveLabels.IsUnknown() {
-		diags.Append(m.EffectiveLabels.ElementsAs(ctx, &labels, false)...)
-	}
+	labels, diags := tfutil.LabelMap(ctx, m.EffectiveLabels)
 	d := &desired{project: m.Project.ValueString(), zone: m.Zone.ValueString(), name: m.Name.ValueString()}
 	d.inst = &wire.Instance{
 		Filesystem:               m.Filesystem.ValueString(),
 		CapacityGib:              m.CapacityGiB.ValueInt64(),
-		Network:                  networkPath(m.Network.ValueString(), d.project),
+		Network:                  tfutil.NetworkPath(m.Network.ValueString(), d.project),
 		Description:              m.Description.ValueString(),
 		Labels:                   labels,
 		PerUnitStorageThroughput: m.PerUnitStorageThroughput.ValueInt64(),
@@ -49,7 +46,7 @@ func (d *desired) mismatch(got *wire.Instance) string {
 		return "per_unit_storage_throughput"
 	case got.CapacityGib != w.CapacityGib:
 		return "capacity_gib"
-	case !sameNetwork(got.Network, w.Network, d.project):
+	case !tfutil.SameNetwork(got.Network, w.Network, d.project):
 		return "network"
 	case got.Description != w.Description:
 		return "description"
@@ -63,20 +60,17 @@ func (d *desired) mismatch(got *wire.Instance) string {
 // keep, deletion_protection, timeouts).
 func (r *lustreResource) flatten(ctx context.Context, inst *wire.Instance, m *model) diag.Diagnostics {
 	var diags diag.Diagnostics
-	parts := strings.Split(inst.Name, "/")
-	if len(parts) == 6 {
-		m.Project, m.Zone, m.Name = types.StringValue(parts[1]), types.StringValue(parts[3]), types.StringValue(parts[5])
+	if project, zone, name, ok := tfutil.SplitInstanceName(inst.Name); ok {
+		m.Project, m.Zone, m.Name = types.StringValue(project), types.StringValue(zone), types.StringValue(name)
 	}
 	m.ID = types.StringValue(inst.Name)
 	m.Filesystem = types.StringValue(inst.Filesystem)
 	m.CapacityGiB = types.Int64Value(inst.CapacityGib)
 	m.PerUnitStorageThroughput = types.Int64Value(inst.PerUnitStorageThroughput)
-	if m.Network.IsNull() || m.Network.IsUnknown() || !sameNetwork(m.Network.ValueString(), inst.Network, m.Project.ValueString()) {
-		m.Network = types.StringValue(networkRef(inst.Network, m.Project.ValueString()))
+	if m.Network.IsNull() || m.Network.IsUnknown() || !tfutil.SameNetwork(m.Network.ValueString(), inst.Network, m.Project.ValueString()) {
+		m.Network = types.StringValue(tfutil.NetworkRef(inst.Network, m.Project.ValueString()))
 	}
-	if inst.Description != "" || !m.Description.IsNull() {
-		m.Description = types.StringValue(inst.Description)
-	}
+	m.Description = tfutil.KeepNull(m.Description, inst.Description)
 	m.MountPoint = types.StringValue(inst.MountPoint)
 	m.MountSource = types.StringValue(inst.MountPoint)
 	ip, _, _ := strings.Cut(inst.MountPoint, "@")
@@ -87,7 +81,7 @@ func (r *lustreResource) flatten(ctx context.Context, inst *wire.Instance, m *mo
 		m.DeletionProtection = types.BoolValue(true)
 	}
 	var d diag.Diagnostics
-	m.Labels, m.EffectiveLabels, d = readLabels(ctx, r.p, inst.Labels, m.Labels)
+	m.Labels, m.EffectiveLabels, d = tfutil.ReadLabels(ctx, r.Provider, inst.Labels, m.Labels)
 	diags.Append(d...)
 	return diags
 }

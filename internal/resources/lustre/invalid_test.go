@@ -39,6 +39,7 @@ resource "hypercompute_lustre" "test" {
 		{"uppercase name", cfg("HC-Data", "lustrefs", net), `name: Lustre instance ID "HC-Data" is invalid: it contains uppercase letters`},
 		{"name ending in a hyphen", cfg("hc-data-", "lustrefs", net), `name: Lustre instance ID "hc-data-" is invalid: it ends with a hyphen`},
 		{"malformed network", cfg("hc-data", "lustrefs", "  network = \"projects/p/regions/r/networks/n\"\n"), `network: "projects/p/regions/r/networks/n" is not a network name`},
+		{"label value with a dot", cfg("hc-data", "lustrefs", net+"  labels = { version = \"1.2\" }\n"), `labels: the value "1.2" of label "version" is invalid: it contains '\.'`},
 		{"description too long", cfg("hc-data", "lustrefs", net+fmt.Sprintf("  description = %q\n", longText(2049))), `description string length must be at most 2048`},
 	}
 	for _, tc := range cases {

@@ -10,36 +10,27 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
 
 // replaceHint is the end of every refusal to change an attribute Managed Lustre cannot change in place.
-const replaceHint = "Managed Lustre cannot change it in place, and replacing the instance would destroy the data on it, " +
-	"so the provider never does. To move the data, create a new hypercompute_lustre beside this one, copy the data, " +
-	"then remove this one (after setting deletion_protection = false)."
+var replaceHint = tfutil.ReplaceHint("Managed Lustre", "hypercompute_lustre")
 
 // ModifyPlan fills in what is knowable before apply and refuses, with zero API calls, every change
 // that would lose data: a destroy while deletion_protection is on, a change of an immutable
 // attribute, a shrink.
 func (r *lustreResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	hasState := !req.State.Raw.IsNull()
-	var state model
-	if hasState {
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	}
-	if req.Plan.Raw.IsNull() {
-		if hasState && state.DeletionProtection.ValueBool() {
-			resp.Diagnostics.AddAttributeError(path.Root("deletion_protection"), "Deletion protection is on",
-				fmt.Sprintf("deletion_protection: Managed Lustre instance %s is protected and would be destroyed. Set deletion_protection = false "+
-					"on it and apply, then destroy it; check first that no dataset or checkpoint on it is still needed.", state.ID.ValueString()))
+	var plan, state model
+	hasState, ok := tfutil.ReadPlan(ctx, req, resp, &plan, &state, func(state *model) {
+		if state.DeletionProtection.ValueBool() {
+			tfutil.RefuseProtectedDestroy(&resp.Diagnostics, what, state.ID.ValueString(), "no dataset or checkpoint on it is still needed")
 		}
+	})
+	if !ok {
 		return
 	}
-	var plan model
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	r.planDefaults(&plan, &state, hasState, &resp.Diagnostics)
+	tfutil.DefaultFromProvider(&plan.Project, state.Project, hasState, r.Provider, "project", &resp.Diagnostics)
+	tfutil.DefaultFromProvider(&plan.Zone, state.Zone, hasState, r.Provider, "zone", &resp.Diagnostics)
 	if hasState {
 		checkImmutable(&resp.Diagnostics, &plan, &state)
 	}
@@ -50,64 +41,31 @@ func (r *lustreResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		return
 	}
 	if !plan.Project.IsUnknown() && !plan.Zone.IsUnknown() && !plan.Name.IsUnknown() {
-		plan.ID = types.StringValue(instanceID(plan.Project.ValueString(), plan.Zone.ValueString(), plan.Name.ValueString()))
+		plan.ID = types.StringValue(tfutil.InstanceName(plan.Project.ValueString(), plan.Zone.ValueString(), plan.Name.ValueString()))
 	}
 	if !hasState {
 		plan.MountPoint, plan.MountSource, plan.IPAddress, plan.State = types.StringUnknown(), types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
 	}
 	var d diag.Diagnostics
-	plan.EffectiveLabels, d = effectiveLabels(ctx, r.p, plan.Labels)
+	plan.EffectiveLabels, d = tfutil.EffectiveLabels(ctx, r.Provider, plan.Labels)
 	resp.Diagnostics.Append(d...)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
-func (r *lustreResource) planDefaults(plan, state *model, hasState bool, diags *diag.Diagnostics) {
-	var provProject, provZone string
-	if r.p != nil {
-		provProject, provZone = r.p.Project, r.p.Zone
-	}
-	if plan.Project.IsUnknown() || plan.Project.IsNull() {
-		switch {
-		case hasState && !state.Project.IsNull():
-			plan.Project = state.Project
-		case provProject != "":
-			plan.Project = types.StringValue(provProject)
-		case r.p != nil:
-			diags.AddAttributeError(path.Root("project"), "Missing project", "project: set project on the resource or the provider, or export GOOGLE_PROJECT")
-		}
-	}
-	if plan.Zone.IsUnknown() || plan.Zone.IsNull() {
-		switch {
-		case hasState && !state.Zone.IsNull():
-			plan.Zone = state.Zone
-		case provZone != "":
-			plan.Zone = types.StringValue(provZone)
-		case r.p != nil:
-			diags.AddAttributeError(path.Root("zone"), "Missing zone", "zone: set zone on the resource or the provider, or export GOOGLE_ZONE")
-		}
-	}
-}
-
 func checkImmutable(diags *diag.Diagnostics, plan, state *model) {
 	project := state.Project.ValueString()
-	str := func(attr string, from, to types.String, same func(a, b string) bool) {
-		if from.IsNull() || from.IsUnknown() || to.IsNull() || to.IsUnknown() || same(from.ValueString(), to.ValueString()) {
-			return
-		}
-		diags.AddAttributeError(path.Root(attr), "Cannot change "+attr,
-			fmt.Sprintf("%s: cannot change from %q to %q on Managed Lustre instance %s. %s", attr, from.ValueString(), to.ValueString(), state.ID.ValueString(), replaceHint))
-	}
-	eq := func(a, b string) bool { return a == b }
-	str("name", state.Name, plan.Name, eq)
-	str("project", state.Project, plan.Project, eq)
-	str("zone", state.Zone, plan.Zone, eq)
-	str("filesystem", state.Filesystem, plan.Filesystem, eq)
-	str("network", state.Network, plan.Network, func(a, b string) bool { return sameNetwork(a, b, project) })
+	tfutil.CheckImmutable(diags, what, state.ID.ValueString(), replaceHint,
+		tfutil.Change{Attr: "name", From: state.Name, To: plan.Name},
+		tfutil.Change{Attr: "project", From: state.Project, To: plan.Project},
+		tfutil.Change{Attr: "zone", From: state.Zone, To: plan.Zone},
+		tfutil.Change{Attr: "filesystem", From: state.Filesystem, To: plan.Filesystem},
+		tfutil.Change{Attr: "network", From: state.Network, To: plan.Network, Same: func(a, b string) bool { return tfutil.SameNetwork(a, b, project) }},
+	)
 	from, to := state.PerUnitStorageThroughput, plan.PerUnitStorageThroughput
 	if !from.IsNull() && !from.IsUnknown() && !to.IsUnknown() && !from.Equal(to) {
 		diags.AddAttributeError(path.Root("per_unit_storage_throughput"), "Cannot change per_unit_storage_throughput",
-			fmt.Sprintf("per_unit_storage_throughput: cannot change from %d to %d MBps/TiB on Managed Lustre instance %s: the throughput tier is fixed at creation. %s",
-				from.ValueInt64(), to.ValueInt64(), state.ID.ValueString(), replaceHint))
+			fmt.Sprintf("per_unit_storage_throughput: cannot change from %d to %d MBps/TiB on %s %s: the throughput tier is fixed at creation. %s",
+				from.ValueInt64(), to.ValueInt64(), what, state.ID.ValueString(), replaceHint))
 	}
 }
 
@@ -128,14 +86,10 @@ func checkCapacity(diags *diag.Diagnostics, plan, state *model, hasState, defaul
 		err = catalog.ValidateLustreCapacity(tp.ValueInt64(), gib.ValueInt64())
 	}
 	if err != nil {
-		msg := withPath("capacity_gib", err.Error())
+		msg := err.Error()
 		if defaulted {
 			msg += fmt.Sprintf(" (%d GiB is the default; set capacity_gib for this throughput tier)", gib.ValueInt64())
 		}
-		diags.AddAttributeError(path.Root("capacity_gib"), "Invalid capacity_gib", msg)
+		tfutil.AddInvalid(diags, path.Root("capacity_gib"), msg)
 	}
-}
-
-func instanceID(project, zone, name string) string {
-	return fmt.Sprintf("projects/%s/locations/%s/instances/%s", project, zone, name)
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
@@ -15,9 +14,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
 
 // defaultThroughput is the tier the field uses for training data and checkpoints (Cluster Toolkit's
@@ -35,20 +34,13 @@ func (r *lustreResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			"API has no deletion protection; the provider enforces `deletion_protection` itself (default `true`): a destroy is " +
 			"refused at plan time.",
 		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{
-				Computed:            true,
-				MarkdownDescription: "`projects/{project}/locations/{zone}/instances/{name}`.",
-				PlanModifiers:       stable,
-			},
+			"id": tfutil.InstanceIDAttribute("zone"),
 			"name": schema.StringAttribute{
 				Required:            true,
 				MarkdownDescription: "Instance ID: 1-63 characters, lowercase letters, digits and hyphens, starting with a letter and ending with a letter or digit. Cannot be changed.",
 				Validators:          []validator.String{nameValidator()},
 			},
-			"project": schema.StringAttribute{
-				Optional: true, Computed: true,
-				MarkdownDescription: "Project ID. Defaults to the provider's `project`. Cannot be changed.",
-			},
+			"project": tfutil.ProjectAttribute(),
 			"zone": schema.StringAttribute{
 				Optional: true, Computed: true,
 				MarkdownDescription: "Zone of the instance; put it in the zone of the GPU nodes. Defaults to the provider's `zone`. Cannot be changed.",
@@ -75,21 +67,11 @@ func (r *lustreResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 				Required: true,
 				MarkdownDescription: "The VPC, which must have private service access (as `hypercompute_network` sets up): its name " +
 					"(in the instance's project), ID `projects/{project}/global/networks/{name}` or self link. Cannot be changed.",
-				Validators: []validator.String{networkValidator()},
+				Validators: []validator.String{tfutil.NetworkValidator()},
 			},
-			"description": schema.StringAttribute{
-				Optional:            true,
-				MarkdownDescription: "Description of the instance, up to 2048 characters.",
-				Validators:          []validator.String{stringvalidator.LengthAtMost(2048)},
-			},
-			"labels": schema.MapAttribute{
-				Optional: true, ElementType: types.StringType,
-				MarkdownDescription: "Labels of the instance. The provider's `default_labels` are added; a label set here wins.",
-			},
-			"effective_labels": schema.MapAttribute{
-				Computed: true, ElementType: types.StringType,
-				MarkdownDescription: "All labels on the instance: the provider's `default_labels` merged with `labels`.",
-			},
+			"description":      tfutil.InstanceDescriptionAttribute(),
+			"labels":           tfutil.LabelsAttribute("instance"),
+			"effective_labels": tfutil.EffectiveLabelsAttribute("instance"),
 			"deletion_protection": schema.BoolAttribute{
 				Optional: true, Computed: true,
 				Default: booldefault.StaticBool(true),

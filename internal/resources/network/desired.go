@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
 
 // desired is the plan reduced to plain values: what the network and everything it owns should be.
@@ -90,7 +91,7 @@ func toDesired(ctx context.Context, m *model) (*desired, diag.Diagnostics) {
 	}
 	d.n = names{base: d.name}
 	var s subnetModel
-	diags.Append(m.Subnet.As(ctx, &s, objectOpts)...)
+	diags.Append(m.Subnet.As(ctx, &s, tfutil.ObjectOpts)...)
 	d.subnetCIDR = s.CIDR.ValueString()
 	d.privateGoogleAccess = s.PrivateGoogleAccess.IsNull() || s.PrivateGoogleAccess.ValueBool()
 
@@ -102,7 +103,7 @@ func toDesired(ctx context.Context, m *model) (*desired, diag.Diagnostics) {
 
 	if !m.GPUNetworks.IsNull() && !m.GPUNetworks.IsUnknown() {
 		var g gpuNetworksModel
-		diags.Append(m.GPUNetworks.As(ctx, &g, objectOpts)...)
+		diags.Append(m.GPUNetworks.As(ctx, &g, tfutil.ObjectOpts)...)
 		stack := catalog.NICStack(g.Stack.ValueString())
 		spec, _ := catalog.NICStackInfo(stack)
 		gd := &gpuDesired{stack: stack, spec: spec, zone: g.Zone.ValueString(), cidr: g.CIDR.ValueString()}

@@ -11,12 +11,13 @@ import (
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
 
 type attachment struct{ network, subnetwork, nicType string }
 
 func profileURL(project, zone string) string {
-	return computeBase + fmt.Sprintf("projects/%s/global/networkProfiles/%s", project, catalog.RDMANetworkProfile(zone))
+	return tfutil.ComputeV1 + fmt.Sprintf("projects/%s/global/networkProfiles/%s", project, catalog.RDMANetworkProfile(zone))
 }
 
 // ensureGPUNetworks creates the stack's VPCs and subnets and returns the NIC attachments in NIC

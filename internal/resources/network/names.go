@@ -1,6 +1,10 @@
 package network
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
+)
 
 // Every resource the network owns has a name derived from the network's, so Read, import and a
 // second apply after a crash find them without any state beyond the network's name.
@@ -24,15 +28,13 @@ func (n names) gpuSubPattern() string {
 }
 
 const (
-	computeBase        = "https://www.googleapis.com/compute/v1/"
 	serviceNetworking  = "services/servicenetworking.googleapis.com"
 	maxGPUSubnetsTotal = 8
 )
 
-func networkID(project, name string) string {
-	return fmt.Sprintf("projects/%s/global/networks/%s", project, name)
+func networkURL(project, name string) string {
+	return tfutil.ComputeV1 + tfutil.NetworkID(project, name)
 }
-func networkURL(project, name string) string { return computeBase + networkID(project, name) }
 func subnetID(project, region, name string) string {
 	return fmt.Sprintf("projects/%s/regions/%s/subnetworks/%s", project, region, name)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
 
 type (
@@ -29,7 +30,7 @@ func psaFrom(ctx context.Context, o types.Object, diags *diag.Diagnostics) psaMo
 	if o.IsNull() || o.IsUnknown() {
 		return p
 	}
-	diags.Append(o.As(ctx, &p, objectOpts)...)
+	diags.Append(o.As(ctx, &p, tfutil.ObjectOpts)...)
 	if p.Enabled.IsNull() || p.Enabled.IsUnknown() {
 		p.Enabled = types.BoolValue(true)
 	}
@@ -43,39 +44,16 @@ func psaFrom(ctx context.Context, o types.Object, diags *diag.Diagnostics) psaMo
 // the GPU layout — so plans show real values instead of "(known after apply)", and checks the
 // rules that span attributes. It makes no API calls.
 func (r *networkResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() {
-		return // destroy
-	}
 	var plan, state model
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	hasState := !req.State.Raw.IsNull()
-	if hasState {
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	}
-	if resp.Diagnostics.HasError() {
+	hasState, ok := tfutil.ReadPlan(ctx, req, resp, &plan, &state, nil) // no deletion protection: any destroy goes ahead
+	if !ok {
 		return
 	}
-	var provProject, provRegion, provZone string
-	if r.p != nil {
-		provProject, provRegion, provZone = r.p.Project, r.p.Region, r.p.Zone
-	}
-	if plan.Project.IsUnknown() || plan.Project.IsNull() {
-		if hasState && !state.Project.IsNull() {
-			plan.Project = state.Project
-		} else if provProject != "" {
-			plan.Project = types.StringValue(provProject)
-		} else if r.p != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("project"), "Missing project", "project: set project on the resource or the provider, or export GOOGLE_PROJECT")
-		}
-	}
-	if plan.Region.IsUnknown() || plan.Region.IsNull() {
-		if hasState && !state.Region.IsNull() {
-			plan.Region = state.Region
-		} else if provRegion != "" {
-			plan.Region = types.StringValue(provRegion)
-		} else if r.p != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("region"), "Missing region", "region: set region on the resource or the provider, or export GOOGLE_REGION")
-		}
+	tfutil.DefaultFromProvider(&plan.Project, state.Project, hasState, r.Provider, "project", &resp.Diagnostics)
+	tfutil.DefaultFromProvider(&plan.Region, state.Region, hasState, r.Provider, "region", &resp.Diagnostics)
+	var provZone string
+	if r.Provider != nil {
+		provZone = r.Provider.Zone
 	}
 	if plan.Name.IsUnknown() || plan.Project.IsUnknown() || plan.Region.IsUnknown() {
 		return
@@ -84,7 +62,7 @@ func (r *networkResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	project, region := plan.Project.ValueString(), plan.Region.ValueString()
 	same := hasState && state.Name.Equal(plan.Name) && state.Project.Equal(plan.Project) && state.Region.Equal(plan.Region)
 
-	plan.ID = types.StringValue(networkID(project, n.network()))
+	plan.ID = types.StringValue(tfutil.NetworkID(project, n.network()))
 	plan.SelfLink = types.StringValue(networkURL(project, n.network()))
 	if !same {
 		plan.NetworkID = types.StringUnknown()
@@ -108,7 +86,7 @@ func (r *networkResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	}
 	if !plan.GPUNetworks.IsNull() {
 		var g gpuNetworksModel
-		resp.Diagnostics.Append(plan.GPUNetworks.As(ctx, &g, objectOpts)...)
+		resp.Diagnostics.Append(plan.GPUNetworks.As(ctx, &g, tfutil.ObjectOpts)...)
 		if !g.Stack.IsUnknown() {
 			spec, _ := catalog.NICStackInfo(catalog.NICStack(g.Stack.ValueString()))
 			count := spec.GPUVPCs
@@ -127,13 +105,13 @@ func (r *networkResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 func (r *networkResource) planSubnet(ctx context.Context, plan, state *model, same bool, n names, project, region string) diag.Diagnostics {
 	var diags diag.Diagnostics
 	var s, prior subnetModel
-	diags.Append(plan.Subnet.As(ctx, &s, objectOpts)...)
+	diags.Append(plan.Subnet.As(ctx, &s, tfutil.ObjectOpts)...)
 	if same && !state.Subnet.IsNull() {
-		diags.Append(state.Subnet.As(ctx, &prior, objectOpts)...)
+		diags.Append(state.Subnet.As(ctx, &prior, tfutil.ObjectOpts)...)
 	}
 	s.Name = types.StringValue(n.subnet())
 	s.ID = types.StringValue(subnetID(project, region, n.subnet()))
-	s.SelfLink = types.StringValue(computeBase + subnetID(project, region, n.subnet()))
+	s.SelfLink = types.StringValue(tfutil.ComputeV1 + subnetID(project, region, n.subnet()))
 	if same && prior.CIDR.Equal(s.CIDR) && !prior.GatewayAddress.IsNull() {
 		s.GatewayAddress = prior.GatewayAddress
 	} else if p, err := netip.ParsePrefix(s.CIDR.ValueString()); err == nil && !s.CIDR.IsUnknown() {
@@ -197,7 +175,7 @@ func (r *networkResource) planGPU(ctx context.Context, plan, state *model, same 
 	}
 	root := path.Root("gpu_networks")
 	var g gpuNetworksModel
-	diags.Append(plan.GPUNetworks.As(ctx, &g, objectOpts)...)
+	diags.Append(plan.GPUNetworks.As(ctx, &g, tfutil.ObjectOpts)...)
 	if g.Stack.IsUnknown() {
 		return diags
 	}
@@ -251,7 +229,7 @@ func (r *networkResource) planGPU(ctx context.Context, plan, state *model, same 
 		return diags
 	}
 	var s subnetModel
-	diags.Append(plan.Subnet.As(ctx, &s, objectOpts)...)
+	diags.Append(plan.Subnet.As(ctx, &s, tfutil.ObjectOpts)...)
 	if primary, err := netip.ParsePrefix(s.CIDR.ValueString()); err == nil {
 		for _, c := range slices.Concat(gv, rd) {
 			if q := netip.MustParsePrefix(c); q.Overlaps(primary) {
@@ -263,7 +241,7 @@ func (r *networkResource) planGPU(ctx context.Context, plan, state *model, same 
 	}
 	var prior gpuNetworksModel
 	if same && !state.GPUNetworks.IsNull() {
-		diags.Append(state.GPUNetworks.As(ctx, &prior, objectOpts)...)
+		diags.Append(state.GPUNetworks.As(ctx, &prior, tfutil.ObjectOpts)...)
 	}
 	if prior.Stack.Equal(g.Stack) && prior.Zone.Equal(g.Zone) && prior.SubnetCount.Equal(g.SubnetCount) && prior.CIDR.Equal(g.CIDR) && !prior.Attachments.IsNull() {
 		g.Attachments = prior.Attachments

@@ -10,13 +10,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
-
-var objectOpts = basetypes.ObjectAsOptions{UnhandledNullAsEmpty: true, UnhandledUnknownAsEmpty: true}
 
 // observe reads what exists in the cloud into m (which carries the configuration-only values
 // and the timeouts). It reports found=false when the VPC itself is gone. A missing part (subnet,
@@ -30,7 +28,7 @@ func (a *applier) observe(ctx context.Context, m *model) (found bool, diags diag
 		diags.AddError("Unable to read network "+a.d.name, err.Error())
 		return false, diags
 	}
-	m.ID = types.StringValue(networkID(a.d.project, a.d.name))
+	m.ID = types.StringValue(tfutil.NetworkID(a.d.project, a.d.name))
 	m.Name = types.StringValue(net.GetName())
 	m.Project = types.StringValue(a.d.project)
 	m.Region = types.StringValue(a.d.region)
@@ -168,7 +166,7 @@ func (a *applier) observeGPU(ctx context.Context, m *model) diag.Diagnostics {
 	}
 	var prior gpuNetworksModel
 	if !m.GPUNetworks.IsNull() && !m.GPUNetworks.IsUnknown() {
-		diags.Append(m.GPUNetworks.As(ctx, &prior, objectOpts)...)
+		diags.Append(m.GPUNetworks.As(ctx, &prior, tfutil.ObjectOpts)...)
 	}
 
 	var atts []attachment

@@ -12,7 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
-	"github.com/hypercompute/terraform-provider-hypercompute/internal/providerdata"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
 
 const (
@@ -22,7 +22,7 @@ const (
 )
 
 type networkResource struct {
-	p *providerdata.Data
+	tfutil.Base
 }
 
 var (
@@ -33,18 +33,12 @@ var (
 )
 
 // NewResource is registered by the provider.
-func NewResource() resource.Resource { return &networkResource{} }
-
-func (r *networkResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_network"
-}
-
-func (r *networkResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.p = providerdata.FromConfigure(req.ProviderData, &resp.Diagnostics)
+func NewResource() resource.Resource {
+	return &networkResource{Base: tfutil.Base{TypeSuffix: "_network"}}
 }
 
 func (r *networkResource) applierFor(m *model) *applier {
-	return &applier{c: r.p.Clients, d: &desired{
+	return &applier{c: r.Provider.Clients, d: &desired{
 		project: m.Project.ValueString(), region: m.Region.ValueString(), name: m.Name.ValueString(),
 		n: names{base: m.Name.ValueString()},
 	}}
@@ -56,9 +50,7 @@ func (r *networkResource) Create(ctx context.Context, req resource.CreateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := plan.Timeouts.Create(ctx, defaultCreateTimeout)
-	resp.Diagnostics.Append(diags...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := tfutil.Deadline(ctx, plan.Timeouts.Create, defaultCreateTimeout, &resp.Diagnostics)
 	defer cancel()
 
 	r.converge(ctx, &plan, &resp.State, &resp.Diagnostics, "create")
@@ -70,9 +62,7 @@ func (r *networkResource) Update(ctx context.Context, req resource.UpdateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := plan.Timeouts.Update(ctx, defaultUpdateTimeout)
-	resp.Diagnostics.Append(diags...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := tfutil.Deadline(ctx, plan.Timeouts.Update, defaultUpdateTimeout, &resp.Diagnostics)
 	defer cancel()
 
 	r.converge(ctx, &plan, &resp.State, &resp.Diagnostics, "update")
@@ -87,13 +77,13 @@ func (r *networkResource) converge(ctx context.Context, plan *model, state state
 	if diags.HasError() {
 		return
 	}
-	a := &applier{c: r.p.Clients, d: d}
+	a := &applier{c: r.Provider.Clients, d: d}
 	applyErr := a.apply(ctx)
 	if applyErr != nil {
 		diags.AddError(fmt.Sprintf("Unable to %s network %s", verb, d.name), applyErr.Error())
 	}
 	// Read back with a fresh context: an apply that timed out must still record what it made.
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+	rctx, cancel := tfutil.Detached(ctx)
 	defer cancel()
 	out := *plan
 	found, rd := a.observe(rctx, &out)
@@ -118,10 +108,10 @@ func (r *networkResource) Read(ctx context.Context, req resource.ReadRequest, re
 		return
 	}
 	if state.Project.IsNull() || state.Project.ValueString() == "" {
-		state.Project = types.StringValue(r.p.Project)
+		state.Project = types.StringValue(r.Provider.Project)
 	}
 	if state.Region.IsNull() || state.Region.ValueString() == "" {
-		state.Region = types.StringValue(r.p.Region)
+		state.Region = types.StringValue(r.Provider.Region)
 	}
 	a := r.applierFor(&state)
 	found, diags := a.observe(ctx, &state)
@@ -143,9 +133,7 @@ func (r *networkResource) Delete(ctx context.Context, req resource.DeleteRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := state.Timeouts.Delete(ctx, defaultDeleteTimeout)
-	resp.Diagnostics.Append(diags...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := tfutil.Deadline(ctx, state.Timeouts.Delete, defaultDeleteTimeout, &resp.Diagnostics)
 	defer cancel()
 	a := r.applierFor(&state)
 	if err := a.destroy(ctx); err != nil {
@@ -156,7 +144,7 @@ func (r *networkResource) Delete(ctx context.Context, req resource.DeleteRequest
 // ImportState accepts `projects/{project}/global/networks/{name}`, `{project}/{name}` or `{name}`;
 // `{project}/{region}/{name}` names the region of the subnet when it is not the provider's.
 func (r *networkResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	project, region, name := r.p.Project, r.p.Region, ""
+	project, region, name := r.Provider.Project, r.Provider.Region, ""
 	parts := strings.Split(req.ID, "/")
 	switch {
 	case len(parts) == 5 && parts[0] == "projects" && parts[2] == "global" && parts[3] == "networks":
@@ -175,7 +163,7 @@ func (r *networkResource) ImportState(ctx context.Context, req resource.ImportSt
 		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("cannot import %q: need a valid network name, a project and a region (from the ID or the provider)", req.ID))
 		return
 	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), networkID(project, name))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), tfutil.NetworkID(project, name))...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("project"), project)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("region"), region)...)

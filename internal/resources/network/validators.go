@@ -1,43 +1,20 @@
 package network
 
 import (
-	"context"
 	"fmt"
 	"net/netip"
 	"slices"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
 
 var gpuStacks = []string{string(catalog.NICTCPX), string(catalog.NICTCPXO), string(catalog.NICRDMA)}
 
-// stringCheck adapts a plain func to a framework string validator so each rule reads as one function.
-type stringCheck struct {
-	desc  string
-	check func(string) error
-}
-
-func (v stringCheck) Description(context.Context) string         { return v.desc }
-func (v stringCheck) MarkdownDescription(context.Context) string { return v.desc }
-func (v stringCheck) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	if err := v.check(req.ConfigValue.ValueString()); err != nil {
-		// Terraform does not print the path of a nested attribute, so the message names it.
-		msg := err.Error()
-		if !strings.HasPrefix(msg, req.Path.String()+" ") {
-			msg = req.Path.String() + ": " + msg
-		}
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+req.Path.String(), msg)
-	}
-}
-
 func nameValidator() validator.String {
-	return stringCheck{desc: "an RFC 1035 name of 1-48 characters", check: func(s string) error {
+	return tfutil.StringCheck{Desc: "an RFC 1035 name of 1-48 characters", Check: func(s string) error {
 		if err := catalog.ValidateResourceName(s); err != nil {
 			return err
 		}
@@ -49,7 +26,7 @@ func nameValidator() validator.String {
 }
 
 func regionValidator() validator.String {
-	return stringCheck{desc: "a Compute Engine region", check: func(s string) error {
+	return tfutil.StringCheck{Desc: "a Compute Engine region", Check: func(s string) error {
 		if !slices.Contains(catalog.Regions(), s) {
 			return fmt.Errorf("%q is not a known region (for example us-central1, europe-west4)", s)
 		}
@@ -58,7 +35,7 @@ func regionValidator() validator.String {
 }
 
 func zoneValidator() validator.String {
-	return stringCheck{desc: "a Compute Engine zone", check: func(s string) error {
+	return tfutil.StringCheck{Desc: "a Compute Engine zone", Check: func(s string) error {
 		if _, ok := catalog.Zone(s); !ok {
 			return fmt.Errorf("%q is not a known zone (for example us-central1-a)", s)
 		}
@@ -67,7 +44,7 @@ func zoneValidator() validator.String {
 }
 
 func ipv4Validator() validator.String {
-	return stringCheck{desc: "an IPv4 address", check: func(s string) error {
+	return tfutil.StringCheck{Desc: "an IPv4 address", Check: func(s string) error {
 		a, err := netip.ParseAddr(s)
 		if err != nil || !a.Is4() {
 			return fmt.Errorf("%q is not an IPv4 address", s)
@@ -107,7 +84,7 @@ func parseCIDR(s string, minBits, maxBits int) (netip.Prefix, error) {
 }
 
 func cidrValidator(minBits, maxBits int) validator.String {
-	return stringCheck{desc: fmt.Sprintf("a private IPv4 CIDR between /%d and /%d", minBits, maxBits), check: func(s string) error {
+	return tfutil.StringCheck{Desc: fmt.Sprintf("a private IPv4 CIDR between /%d and /%d", minBits, maxBits), Check: func(s string) error {
 		_, err := parseCIDR(s, minBits, maxBits)
 		return err
 	}}

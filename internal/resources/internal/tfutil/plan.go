@@ -1,10 +1,12 @@
 package tfutil
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/providerdata"
@@ -14,6 +16,25 @@ import (
 // go with it), so a change the API cannot make in place is refused with advice, and a destroy is
 // refused while deletion_protection is on. Refusing at plan costs no API call and leaves nothing
 // half done.
+
+// ReadPlan reads a ModifyPlan request into plan and, for an existing resource, state. A destroy has
+// no plan: destroy (nil when the resource allows every destroy) sees the state and may refuse, and
+// ok is false. ok is false too when reading failed; ModifyPlan then returns.
+func ReadPlan[M any](ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse,
+	plan, state *M, destroy func(state *M)) (hasState, ok bool) {
+	hasState = !req.State.Raw.IsNull()
+	if hasState {
+		resp.Diagnostics.Append(req.State.Get(ctx, state)...)
+	}
+	if req.Plan.Raw.IsNull() {
+		if hasState && destroy != nil && !resp.Diagnostics.HasError() {
+			destroy(state)
+		}
+		return hasState, false
+	}
+	resp.Diagnostics.Append(req.Plan.Get(ctx, plan)...)
+	return hasState, !resp.Diagnostics.HasError()
+}
 
 // DefaultFromProvider fills project, region or zone (attr) when the configuration leaves it unset:
 // prior state keeps its value, else the provider's applies. With neither, the error says where to
