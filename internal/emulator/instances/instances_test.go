@@ -116,7 +116,7 @@ func TestInsertValidation(t *testing.T) {
 			v := vm("x", "e2-standard-2")
 			v.Labels = map[string]string{"Bad": "x"}
 			return v
-		}(), 400, "Label keys"},
+		}(), 400, "label key \"Bad\" is invalid"},
 		{"missing subnetwork", func() *computepb.Instance {
 			v := vm("x", "e2-standard-2")
 			v.NetworkInterfaces[0].Subnetwork = proto.String("regions/" + region + "/subnetworks/nope")

@@ -3,12 +3,12 @@ package instances
 import (
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 
 	"cloud.google.com/go/compute/apiv1/computepb"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/core"
 )
 
@@ -17,17 +17,12 @@ const (
 	metadataKeyPattern  = `[a-zA-Z0-9-_]{1,128}`
 	maxMetadataValue    = 262144
 	maxMetadataTotal    = 512 * 1024
-	maxLabels           = 64
-	labelKeyPattern     = `[\p{Ll}\p{Lo}][\p{Ll}\p{Lo}\p{N}_-]{0,62}`
-	labelValuePattern   = `[\p{Ll}\p{Lo}\p{N}_-]{0,63}`
 	metadataFingerprint = "Supplied fingerprint does not match current metadata fingerprint."
 	labelsFingerprint   = "Labels fingerprint either invalid or resource labels have changed"
 )
 
 var (
 	metadataKeyRE = regexp.MustCompile(`^` + metadataKeyPattern + `$`)
-	labelKeyRE    = regexp.MustCompile(`^` + labelKeyPattern + `$`)
-	labelValueRE  = regexp.MustCompile(`^` + labelValuePattern + `$`)
 )
 
 // validateMetadata checks keys, value sizes, the total size and duplicates; field is the request path of the
@@ -55,23 +50,11 @@ func validateMetadata(field string, md *computepb.Metadata) *core.APIError {
 	return nil
 }
 
-// validateLabels applies Compute's label rules; field is the request path of the labels map.
+// validateLabels applies Google Cloud's label rules (one table, in the catalog); field is the request path of the
+// labels map.
 func validateLabels(field string, labels map[string]string) *core.APIError {
-	if len(labels) > maxLabels {
-		return core.Invalid(fmt.Sprintf("Invalid value for field '%s': a resource may have at most %d labels, got %d.", field, maxLabels, len(labels)))
-	}
-	keys := make([]string, 0, len(labels))
-	for k := range labels {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if !labelKeyRE.MatchString(k) {
-			return core.Invalid(fmt.Sprintf("Invalid value for field '%s': '%s'. Label keys must be 1-63 characters, start with a lowercase letter and contain only lowercase letters, digits, '_' and '-'.", field, k))
-		}
-		if v := labels[k]; !labelValueRE.MatchString(v) {
-			return core.Invalid(fmt.Sprintf("Invalid value for field '%s.%s': '%s'. Label values must be 0-63 characters of lowercase letters, digits, '_' and '-'.", field, k, v))
-		}
+	if err := catalog.ValidateLabels(labels); err != nil {
+		return core.Invalid(fmt.Sprintf("Invalid value for field '%s': %v", field, err))
 	}
 	return nil
 }
