@@ -11,7 +11,9 @@ import (
 const DefaultAgentDir = "/var/lib/hypercompute/agent"
 
 // launcherScript is the generic startup-script. It is POSIX sh and needs only
-// curl and sha256sum, which every supported image has. Failures are reported
+// curl and sha256sum, which every supported image has. It ends once the
+// agent daemon runs (`hypercompute-agent start`), so the VM's script runner
+// finishes. Failures are reported
 // as guest attributes so the provider fails the apply with this text instead
 // of waiting for a timeout; the values it interpolates were validated to
 // contain no quotes, "$", "`" or whitespace.
@@ -90,7 +92,9 @@ else
 	chmod 0755 "$tmp" && mv -f "$tmp" "$AGENT_BIN" || fail "cannot install the agent at $AGENT_BIN"
 fi
 log "starting hypercompute-agent $AGENT_VERSION"
-exec "$AGENT_BIN" run
+# start detaches the agent daemon (a systemd unit, or a session of its own
+# that keeps logging to this console), so the startup script completes.
+"$AGENT_BIN" start || fail "hypercompute-agent $AGENT_VERSION did not start (exit status $?); its log is /var/log/hypercompute/agent.log"
 `
 
 // RenderLauncher renders the startup-script that fetches, verifies and runs

@@ -108,7 +108,7 @@ func TestLauncherFetchesVerifiesAndRunsTheAgent(t *testing.T) {
 	dir := t.TempDir()
 	ref := cc.AgentRef{Version: "1.2.3", URL: env.agentURL, SHA256: sha(agent)}
 	code, stderr, marker := runLauncher(t, ref, env, dir)
-	if code != 0 || marker != "agent ran: run\n" {
+	if code != 0 || marker != "agent ran: start\n" {
 		t.Fatalf("exit %d, marker %q, stderr:\n%s", code, marker, stderr)
 	}
 	installed, err := os.ReadFile(filepath.Join(dir, "hypercompute-agent-1.2.3"))
@@ -122,7 +122,7 @@ func TestLauncherFetchesVerifiesAndRunsTheAgent(t *testing.T) {
 	// An agent baked into the image is copied from its path.
 	local := filepath.Join(t.TempDir(), "agent")
 	os.WriteFile(local, agent, 0o644)
-	if code, stderr, marker := runLauncher(t, cc.AgentRef{Version: "1.2.4", URL: local, SHA256: sha(agent)}, env, dir); code != 0 || marker != "agent ran: run\n" {
+	if code, stderr, marker := runLauncher(t, cc.AgentRef{Version: "1.2.4", URL: local, SHA256: sha(agent)}, env, dir); code != 0 || marker != "agent ran: start\n" {
 		t.Errorf("local agent: exit %d, marker %q, stderr:\n%s", code, marker, stderr)
 	}
 }

@@ -34,6 +34,10 @@ type Layout struct {
 	PrologDir string `json:"prolog_dir,omitempty"`
 	EpilogDir string `json:"epilog_dir,omitempty"`
 	// AgentBinary is the installed agent the power-saving wrappers exec.
+	// It and ProgramDir default to /var/lib/hypercompute, next to the
+	// launcher's verified builds: the agent's own directory on the boot
+	// disk (and private to each VM of the local cloud, where /usr/local is
+	// the machine's).
 	AgentBinary string `json:"agent_binary,omitempty"`
 	// ProgramDir holds the power-saving wrappers (ProgramWrappers).
 	ProgramDir string `json:"program_dir,omitempty"`
@@ -56,8 +60,8 @@ func DefaultLayout() Layout {
 		JWTKeyFile:        "/etc/slurm/jwt_hs256.key",
 		PrologDir:         "/etc/slurm/prolog.d",
 		EpilogDir:         "/etc/slurm/epilog.d",
-		AgentBinary:       "/usr/local/bin/hypercompute-agent",
-		ProgramDir:        "/usr/local/sbin",
+		AgentBinary:       "/var/lib/hypercompute/bin/hypercompute-agent",
+		ProgramDir:        "/var/lib/hypercompute/bin",
 		GPUDeviceDir:      "/dev",
 	}
 }

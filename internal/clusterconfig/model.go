@@ -32,6 +32,8 @@ type Cluster struct {
 	Power  PowerPrograms `json:"power,omitzero"`
 	Health *HealthCheck  `json:"health_check,omitempty"`
 	Layout Layout        `json:"layout,omitzero"`
+	// Cloud is where the cluster's VMs run (set by the training cluster resource).
+	Cloud *Cloud `json:"cloud,omitempty"`
 }
 
 // Controller is the VM that runs slurmctld.
@@ -128,6 +130,19 @@ type Partition struct {
 	// Extra holds further PartitionName settings, checked by
 	// ValidateExtraPartitionSettings.
 	Extra map[string]string `json:"extra,omitempty"`
+
+	// Where the agent's ResumeProgram creates this partition's VMs
+	// (written by hypercompute_node_partition; none of them changes the
+	// rendered Slurm files). Project and Zone empty mean the controller's.
+	Project string `json:"project,omitempty"`
+	Zone    string `json:"zone,omitempty"`
+	// InstanceTemplate is the relative name of the partition's instance
+	// template, projects/P/global/instanceTemplates/N: dynamic nodes are
+	// bulk-inserted from it, exactly like the static ones.
+	InstanceTemplate string `json:"instance_template,omitempty"`
+	// Drain asks the controller's agent to drain nodes the provider is
+	// about to delete (a scale-down); see Drain.
+	Drain *Drain `json:"drain,omitempty"`
 }
 
 // Node is the hypercompute-node metadata value every VM gets: enough for
@@ -152,4 +167,16 @@ type Node struct {
 	// (partitions and health policies created after the cluster).
 	ConfigKeys        []string `json:"config_keys,omitempty"`
 	ConfigKeyPrefixes []string `json:"config_key_prefixes,omitempty"`
+	// Layout is the cluster's Layout as configured (zero: the defaults), so
+	// login and compute agents, which never read the cluster's config,
+	// prepare the same directories the controller renders into slurm.conf.
+	Layout Layout `json:"layout,omitzero"`
+	// MountTimeout is how long (seconds) the agent retries a shared file
+	// system that does not mount before it reports the failure; 0 means
+	// DefaultMountTimeout.
+	MountTimeout int `json:"mount_timeout,omitempty"`
 }
+
+// DefaultMountTimeout: a Filestore or Lustre instance that was just
+// created can take a few minutes to answer its first mount.
+const DefaultMountTimeout = 300

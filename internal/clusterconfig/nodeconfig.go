@@ -14,6 +14,7 @@ func NewNode(c Cluster, role Role, p *Partition) (Node, error) {
 	if err := ValidateCluster(c); err != nil {
 		return Node{}, err
 	}
+	layout := c.Layout // as configured: zero keeps the node config free of defaults
 	c = c.withDefaults()
 	n := Node{
 		Schema:        SchemaVersion,
@@ -22,6 +23,7 @@ func NewNode(c Cluster, role Role, p *Partition) (Node, error) {
 		Controller:    c.Controller,
 		SlurmctldPort: c.Slurm.SlurmctldPort,
 		Mounts:        c.Mounts,
+		Layout:        layout,
 	}
 	arch := catalog.ArchX86
 	switch role {
@@ -93,6 +95,12 @@ func validateNode(n Node) error {
 	}
 	if err := ValidateMounts(n.Mounts); err != nil {
 		return err
+	}
+	if err := validateLayout(n.Layout); err != nil {
+		return err
+	}
+	if n.MountTimeout < 0 {
+		return fmt.Errorf("node config mount timeout %d is negative", n.MountTimeout)
 	}
 	return ValidateAgentRef(n.Agent)
 }

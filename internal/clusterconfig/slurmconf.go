@@ -192,7 +192,28 @@ func RenderSlurmConf(c Cluster, parts []Partition) ([]byte, error) {
 		w.blank()
 		writePartition(&w, c, r)
 	}
+	if len(rs) == 0 {
+		writePlaceholder(&w, c)
+	}
 	return w.b.Bytes(), nil
+}
+
+// PlaceholderPartition names the partition a cluster without partitions gets.
+const PlaceholderPartition = "placeholder"
+
+// PlaceholderNode is the node of the placeholder partition.
+func PlaceholderNode(cluster string) string { return cluster + "-" + PlaceholderPartition }
+
+// writePlaceholder gives a cluster without partitions the one node slurmctld insists on (it
+// refuses to start with "No PartitionName information available" or "no nodes configured"): a
+// cloud node that has no VM, in a hidden, inactive partition that never schedules a job, so it is
+// never resumed. The training cluster comes up, and login VMs run sinfo and squeue, before any
+// hypercompute_node_partition exists; the first partition replaces it.
+func writePlaceholder(w *confWriter, c Cluster) {
+	w.blank()
+	w.comment("No partition yet: an inactive placeholder keeps slurmctld running until one is added.")
+	w.line("NodeName="+PlaceholderNode(c.Name), "CPUs=1", "State=CLOUD")
+	w.line("PartitionName="+PlaceholderPartition, "Nodes="+PlaceholderNode(c.Name), "State=INACTIVE", "Hidden=YES")
 }
 
 func anyGPU(rs []resolved) bool {

@@ -18,6 +18,8 @@ import (
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/filestore"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/lustre"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/network"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/nodepartition"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/trainingcluster"
 )
 
 // EmulatorHostEnv points every API at the local emulator, like PUBSUB_EMULATOR_HOST does for Pub/Sub.
@@ -111,6 +113,8 @@ func (p *hypercomputeProvider) Resources(_ context.Context) []func() resource.Re
 		network.NewResource,
 		filestore.NewResource,
 		lustre.NewResource,
+		trainingcluster.NewResource,
+		nodepartition.NewResource,
 	}
 }
 

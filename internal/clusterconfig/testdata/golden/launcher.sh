@@ -73,4 +73,6 @@ else
 	chmod 0755 "$tmp" && mv -f "$tmp" "$AGENT_BIN" || fail "cannot install the agent at $AGENT_BIN"
 fi
 log "starting hypercompute-agent $AGENT_VERSION"
-exec "$AGENT_BIN" run
+# start detaches the agent daemon (a systemd unit, or a session of its own
+# that keeps logging to this console), so the startup script completes.
+"$AGENT_BIN" start || fail "hypercompute-agent $AGENT_VERSION did not start (exit status $?); its log is /var/log/hypercompute/agent.log"

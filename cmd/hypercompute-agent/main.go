@@ -1,0 +1,108 @@
+// Command hypercompute-agent runs on every VM of a hypercompute cluster. The
+// VM's launcher (the startup-script) verifies it and runs `start`; see
+// package internal/agent for what it does per role.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/agent"
+	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
+)
+
+// version is set at build time: -ldflags "-X main.version=0.1.0".
+var version = "dev"
+
+const usage = `usage: hypercompute-agent <command> [arguments]
+
+commands:
+  start                   (re)start the agent daemon in the background (the launcher runs this)
+  run                     run the agent in the foreground
+  status                  show what the agent reported and which daemons run
+  resume <nodelist>       create the VMs of Slurm nodes (slurmctld's ResumeProgram)
+  suspend <nodelist>      delete the VMs of Slurm nodes (SuspendProgram)
+  resume-fail <nodelist>  clean up nodes that did not come up (ResumeFailProgram)
+  version                 print the agent's version
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "hypercompute-agent:", err)
+		var ue usageError
+		if errors.As(err, &ue) {
+			fmt.Fprint(os.Stderr, usage)
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}
+
+type usageError string
+
+func (u usageError) Error() string { return string(u) }
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return usageError("no command given")
+	}
+	cmd, rest := args[0], args[1:]
+	nodelist := func() (string, error) {
+		if len(rest) != 1 || rest[0] == "" {
+			return "", usageError(cmd + " takes exactly one argument, a Slurm node list")
+		}
+		return rest[0], nil
+	}
+	noArgs := func() error {
+		if len(rest) != 0 {
+			return usageError(cmd + " takes no arguments")
+		}
+		return nil
+	}
+	switch cmd {
+	case "version", "--version", "-v":
+		if err := noArgs(); err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, version)
+		return nil
+	case "help", "--help", "-h":
+		fmt.Fprint(stdout, usage)
+		return nil
+	case "start":
+		if err := noArgs(); err != nil {
+			return err
+		}
+		loadEnvironmentFile("/etc/environment")
+		return agent.Start(ctx)
+	case "run":
+		if err := noArgs(); err != nil {
+			return err
+		}
+		loadEnvironmentFile("/etc/environment")
+		log, closer := agent.NewLogger(stderr)
+		defer closer.Close()
+		return agent.Run(ctx, agent.Options{Version: version, Log: log, Ready: agent.SignalReady})
+	case "status":
+		if err := noArgs(); err != nil {
+			return err
+		}
+		loadEnvironmentFile("/etc/environment")
+		return agent.Status(ctx, stdout, version)
+	case cc.AgentCmdResume, cc.AgentCmdSuspend, cc.AgentCmdResumeFail:
+		nodes, err := nodelist()
+		if err != nil {
+			return err
+		}
+		loadEnvironmentFile("/etc/environment")
+		return powerCommand(ctx, cmd, nodes)
+	}
+	return usageError(fmt.Sprintf("unknown command %q", cmd))
+}

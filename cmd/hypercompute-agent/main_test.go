@@ -1,0 +1,46 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestCommandLine(t *testing.T) {
+	var out, errb bytes.Buffer
+	if err := run(context.Background(), []string{"version"}, &out, &errb); err != nil || out.String() != version+"\n" {
+		t.Errorf("version: %q %v", out.String(), err)
+	}
+	for _, args := range [][]string{nil, {"bogus"}, {"resume"}, {"suspend", "a", "b"}, {"run", "extra"}, {"healthcheck"}} {
+		var ue usageError
+		if err := run(context.Background(), args, &out, &errb); !errors.As(err, &ue) {
+			t.Errorf("%q: err = %v, want a usage error", args, err)
+		}
+	}
+	out.Reset()
+	if err := run(context.Background(), []string{"help"}, &out, &errb); err != nil || !strings.Contains(out.String(), "resume-fail <nodelist>") {
+		t.Errorf("help: %v %q", err, out.String())
+	}
+}
+
+func TestEnvironmentFileFillsOnlyMissingLocations(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "environment")
+	os.WriteFile(path, []byte("GCE_METADATA_HOST=\"169.254.169.254\"\nHYPERCOMPUTE_EMULATOR_HOST='169.254.169.253:80'\nPATH=/nope\n"), 0o644)
+	t.Setenv("GCE_METADATA_HOST", "")
+	t.Setenv("HYPERCOMPUTE_EMULATOR_HOST", "10.0.0.1:1")
+	path0 := os.Getenv("PATH")
+	loadEnvironmentFile(path)
+	if got := os.Getenv("GCE_METADATA_HOST"); got != "169.254.169.254" {
+		t.Errorf("GCE_METADATA_HOST = %q", got)
+	}
+	if got := os.Getenv("HYPERCOMPUTE_EMULATOR_HOST"); got != "10.0.0.1:1" {
+		t.Errorf("a set variable was overwritten: %q", got)
+	}
+	if os.Getenv("PATH") != path0 {
+		t.Error("PATH was taken from the file")
+	}
+}

@@ -1,0 +1,364 @@
+// Package power is Slurm power saving for cloud nodes: slurmctld runs the agent's ResumeProgram
+// with the nodes to power up, SuspendProgram with the idle nodes to power down and
+// ResumeFailProgram with the nodes that did not come up in ResumeTimeout. Each is one bulk action
+// on the Compute API: VMs are created with bulkInsert from their partition's instance template
+// (the very template the provider creates the static nodes from) and deleted concurrently.
+//
+// Every function is idempotent, because slurmctld may call again for the same nodes: a VM that
+// exists already is kept (a stopped one is started), a VM that is already gone is deleted.
+package power
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"cloud.google.com/go/compute/apiv1/computepb"
+	"google.golang.org/api/iterator"
+	"google.golang.org/protobuf/proto"
+
+	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
+)
+
+// Env is what the power programs act in: the controller's clients (the VM's own credentials, or
+// the emulator), its project and zone, and the cluster and partitions it runs.
+type Env struct {
+	Clients    *gcp.Clients
+	Project    string
+	Zone       string
+	Cluster    cc.Cluster
+	Partitions []cc.Partition
+}
+
+// Compute's limit of VMs per bulkInsert, and the deletes kept in flight.
+const (
+	maxBulk     = 5000
+	parallelism = 64
+	pageSize    = 500
+)
+
+// labelPartition is the label every VM of a partition carries (hypercompute_node_partition sets
+// it in the partition's template); its value is the partition's node name prefix.
+const labelPartition = "hypercompute-partition"
+
+// NodesError names the nodes an action failed for, so the agent can tell Slurm about exactly
+// those (e.g. mark them down with the reason) and leave the others alone.
+type NodesError struct {
+	Nodes []string
+	Err   error
+}
+
+func (e *NodesError) Error() string {
+	return fmt.Sprintf("%s: %v", cc.CompressHostlist(e.Nodes), e.Err)
+}
+
+func (e *NodesError) Unwrap() error { return e.Err }
+
+// group is the nodes of one partition an action touches.
+type group struct {
+	part    cc.Partition
+	project string
+	zone    string
+	prefix  string
+	nodes   []string
+}
+
+// groups sorts Slurm's node list by partition. A node of no partition is an error: slurmctld only
+// powers nodes of its own configuration, so it means the configuration changed under it.
+func (env Env) groups(nodelist string) ([]*group, error) {
+	names, err := cc.ExpandHostlist(nodelist)
+	if err != nil {
+		return nil, err
+	}
+	byName := map[string]*group{}
+	var order []*group
+	var unknown []string
+	for _, n := range names {
+		var g *group
+		for _, p := range env.Partitions {
+			if _, _, ok := p.NodeIndex(env.Cluster.Name, n); ok {
+				g = byName[p.Name]
+				if g == nil {
+					g = &group{part: p, project: firstOf(p.Project, env.Project), zone: firstOf(p.Zone, env.Zone), prefix: p.Prefix(env.Cluster.Name)}
+					byName[p.Name] = g
+					order = append(order, g)
+				}
+				break
+			}
+		}
+		if g == nil {
+			unknown = append(unknown, n)
+			continue
+		}
+		g.nodes = append(g.nodes, n)
+	}
+	if len(unknown) > 0 {
+		return order, &NodesError{Nodes: unknown, Err: errors.New("these nodes belong to no partition of the cluster's configuration")}
+	}
+	return order, nil
+}
+
+func firstOf(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// Resume creates the VMs of the nodes: one bulkInsert per partition (and per 5,000 nodes) from the
+// partition's instance template, names given one by one so each VM is its Slurm node. VMs that
+// exist already are kept; stopped ones (Spot with termination action STOP) are started. Nodes
+// that could not be created are returned in a *NodesError with the API's reasons; the others are
+// being created.
+func Resume(ctx context.Context, env Env, nodelist string) error {
+	groups, gerr := env.groups(nodelist)
+	var failed []string
+	var errs []error
+	if gerr != nil {
+		errs = append(errs, gerr)
+		var ne *NodesError
+		if errors.As(gerr, &ne) {
+			failed = append(failed, ne.Nodes...)
+		}
+	}
+	for _, g := range groups {
+		bad, err := resumeGroup(ctx, env.Clients, g)
+		if err != nil {
+			failed = append(failed, bad...)
+			errs = append(errs, fmt.Errorf("partition %s: %w", g.part.Name, err))
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return &NodesError{Nodes: failed, Err: errors.Join(errs...)}
+}
+
+func resumeGroup(ctx context.Context, cl *gcp.Clients, g *group) ([]string, error) {
+	if g.part.InstanceTemplate == "" {
+		return g.nodes, errors.New("the partition's configuration names no instance template yet (apply the hypercompute_node_partition again)")
+	}
+	existing, err := listVMs(ctx, cl, g.project, g.zone, g.prefix)
+	if err != nil {
+		return g.nodes, err
+	}
+	var create, start []string
+	for _, n := range g.nodes {
+		switch existing[n] {
+		case "":
+			create = append(create, n)
+		case "TERMINATED", "STOPPED", "SUSPENDED":
+			start = append(start, n)
+		}
+	}
+	var failed []string
+	var errs []error
+	for i := 0; i < len(create); i += maxBulk {
+		chunk := create[i:min(i+maxBulk, len(create))]
+		bad, err := bulkCreate(ctx, cl, g, chunk)
+		if err != nil {
+			failed = append(failed, bad...)
+			errs = append(errs, err)
+		}
+	}
+	bad, err := forEach(ctx, start, func(ctx context.Context, n string) error {
+		op, err := cl.Instances.Start(ctx, &computepb.StartInstanceRequest{Project: g.project, Zone: g.zone, Instance: n, RequestId: gcp.NewRequestIDPtr()})
+		if err == nil {
+			_, err = cl.WaitCompute(ctx, op)
+		}
+		return gcp.Classify(err)
+	})
+	if err != nil {
+		failed = append(failed, bad...)
+		errs = append(errs, err)
+	}
+	return failed, errors.Join(errs...)
+}
+
+// bulkCreate creates names from the partition's template. minCount is 1: Slurm asked for these
+// nodes one by one, and every node that can be had is worth having; the ones that cannot are
+// reported so they are marked down at once instead of after ResumeTimeout.
+func bulkCreate(ctx context.Context, cl *gcp.Clients, g *group, names []string) ([]string, error) {
+	per := make(map[string]*computepb.BulkInsertInstanceResourcePerInstanceProperties, len(names))
+	for _, n := range names {
+		per[n] = &computepb.BulkInsertInstanceResourcePerInstanceProperties{}
+	}
+	op, err := cl.Instances.BulkInsert(ctx, &computepb.BulkInsertInstanceRequest{
+		Project: g.project, Zone: g.zone, RequestId: gcp.NewRequestIDPtr(),
+		BulkInsertInstanceResourceResource: &computepb.BulkInsertInstanceResource{
+			Count: proto.Int64(int64(len(names))), MinCount: proto.Int64(1),
+			PerInstanceProperties: per, SourceInstanceTemplate: proto.String(g.part.InstanceTemplate),
+		},
+	})
+	if err != nil {
+		return names, fmt.Errorf("bulkInsert of %d VMs: %w", len(names), gcp.Classify(err))
+	}
+	done, werr := cl.WaitCompute(ctx, op)
+	if done == nil {
+		return names, werr
+	}
+	st := done.GetInstancesBulkInsertOperationMetadata().GetPerLocationStatus()["zones/"+g.zone]
+	if werr == nil && st != nil && int(st.GetCreatedVmCount()) >= len(names) {
+		return nil, nil
+	}
+	reasons, lerr := groupFailures(ctx, cl, g.project, done.GetOperationGroupId())
+	if werr != nil {
+		// Nothing was kept: every node failed, for the reason the operation gives.
+		return names, fmt.Errorf("%w%s", werr, describe(reasons))
+	}
+	if lerr != nil {
+		return nil, lerr
+	}
+	var failed []string
+	for n := range reasons {
+		if slices.Contains(names, n) {
+			failed = append(failed, n)
+		}
+	}
+	sort.Strings(failed)
+	if len(failed) == 0 {
+		return nil, nil
+	}
+	return failed, fmt.Errorf("%d of %d VMs were not created%s", len(failed), len(names), describe(reasons))
+}
+
+// groupFailures maps each VM of a bulk request that failed to its error ("CODE: message");
+// RESOURCE_ALREADY_EXISTS is not a failure (the VM is there).
+func groupFailures(ctx context.Context, cl *gcp.Clients, project, groupID string) (map[string]string, error) {
+	out := map[string]string{}
+	if groupID == "" {
+		return out, nil
+	}
+	it := cl.GlobalOperations.AggregatedList(ctx, &computepb.AggregatedListGlobalOperationsRequest{
+		Project: project, MaxResults: proto.Uint32(pageSize),
+		Filter: proto.String(fmt.Sprintf("(operationType = insert) AND (operationGroupId = %q)", groupID)),
+	})
+	for {
+		pair, err := it.Next()
+		if err == iterator.Done {
+			return out, nil
+		}
+		if err != nil {
+			return out, gcp.Classify(err)
+		}
+		for _, op := range pair.Value.GetOperations() {
+			errs := op.GetError().GetErrors()
+			if len(errs) == 0 || errs[0].GetCode() == "RESOURCE_ALREADY_EXISTS" {
+				continue
+			}
+			link := op.GetTargetLink()
+			out[link[strings.LastIndex(link, "/")+1:]] = errs[0].GetCode() + ": " + errs[0].GetMessage()
+		}
+	}
+}
+
+// describe writes the distinct reasons once each, with the nodes they hit.
+func describe(reasons map[string]string) string {
+	byReason := map[string][]string{}
+	for n, r := range reasons {
+		byReason[r] = append(byReason[r], n)
+	}
+	keys := make([]string, 0, len(byReason))
+	for r := range byReason {
+		keys = append(keys, r)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, r := range keys {
+		parts = append(parts, fmt.Sprintf("%s (%s)", r, cc.CompressHostlist(byReason[r])))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return ": " + strings.Join(parts, "; ")
+}
+
+// Suspend deletes the VMs of the nodes, all at once (bounded), so a thousand idle nodes go in
+// about one operation's latency per 64. A VM that is already gone counts as deleted.
+func Suspend(ctx context.Context, env Env, nodelist string) error {
+	return deleteNodes(ctx, env, nodelist)
+}
+
+// ResumeFail deletes the VMs of nodes that did not register in time: a half-booted VM holds
+// capacity and quota, and the next resume creates a fresh one.
+func ResumeFail(ctx context.Context, env Env, nodelist string) error {
+	return deleteNodes(ctx, env, nodelist)
+}
+
+func deleteNodes(ctx context.Context, env Env, nodelist string) error {
+	groups, gerr := env.groups(nodelist)
+	var failed []string
+	var errs []error
+	if gerr != nil {
+		errs = append(errs, gerr)
+	}
+	for _, g := range groups {
+		bad, err := forEach(ctx, g.nodes, func(ctx context.Context, n string) error {
+			op, err := env.Clients.Instances.Delete(ctx, &computepb.DeleteInstanceRequest{Project: g.project, Zone: g.zone, Instance: n, RequestId: gcp.NewRequestIDPtr()})
+			if err == nil {
+				_, err = env.Clients.WaitCompute(ctx, op)
+			}
+			return gcp.IgnoreNotFound(err)
+		})
+		if err != nil {
+			failed = append(failed, bad...)
+			errs = append(errs, fmt.Errorf("partition %s: %w", g.part.Name, err))
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return &NodesError{Nodes: failed, Err: errors.Join(errs...)}
+}
+
+// forEach runs fn for every node, parallelism at a time, and returns the nodes it failed for.
+func forEach(ctx context.Context, nodes []string, fn func(context.Context, string) error) ([]string, error) {
+	sem := make(chan struct{}, parallelism)
+	var mu sync.Mutex
+	var failed []string
+	var errs []error
+	var wg sync.WaitGroup
+	for _, n := range nodes {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			if err := fn(ctx, n); err != nil {
+				mu.Lock()
+				failed = append(failed, n)
+				errs = append(errs, fmt.Errorf("%s: %w", n, err))
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	sort.Strings(failed)
+	if len(errs) > 3 {
+		errs = append(errs[:3], fmt.Errorf("and %d more", len(errs)-3))
+	}
+	return failed, errors.Join(errs...)
+}
+
+// listVMs returns the status of the partition's VMs by name: one list call per 500 VMs.
+func listVMs(ctx context.Context, cl *gcp.Clients, project, zone, prefix string) (map[string]string, error) {
+	out := map[string]string{}
+	it := cl.Instances.List(ctx, &computepb.ListInstancesRequest{
+		Project: project, Zone: zone, MaxResults: proto.Uint32(pageSize),
+		Filter: proto.String(fmt.Sprintf("labels.%s = %q", labelPartition, prefix)),
+	})
+	for {
+		inst, err := it.Next()
+		if err == iterator.Done {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("listing the VMs of %s: %w", prefix, gcp.Classify(err))
+		}
+		out[inst.GetName()] = inst.GetStatus()
+	}
+}

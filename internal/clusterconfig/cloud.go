@@ -1,0 +1,37 @@
+package clusterconfig
+
+// Cloud is where and how the cluster's VMs run on Compute Engine: the facts hypercompute_training_cluster
+// was configured with that are not Slurm settings. They live in the cluster's config so that partitions
+// (and the controller's power saving) create nodes in the same network with the same identity, and so
+// that importing a cluster needs nothing but its name. None of it is rendered into Slurm's files, so it
+// never changes Hash.
+type Cloud struct {
+	Project string `json:"project"`
+	Zone    string `json:"zone"`
+	// Network and Subnet are Compute self links.
+	Network string `json:"network"`
+	Subnet  string `json:"subnet"`
+	// ServiceAccount is the email the cluster's VMs run as ("default": the project's Compute Engine
+	// default service account) with Scopes.
+	ServiceAccount string   `json:"service_account,omitempty"`
+	Scopes         []string `json:"scopes,omitempty"`
+	PublicIPs      bool     `json:"public_ips,omitempty"`
+	ShieldedVM     bool     `json:"shielded_vm,omitempty"`
+	OSLogin        bool     `json:"os_login,omitempty"`
+	// Labels are the user's labels of the cluster's VMs (without the product's own).
+	Labels     map[string]string `json:"labels,omitempty"`
+	Controller VMShape           `json:"controller"`
+	Login      VMShape           `json:"login"`
+	// HomeFilestore and LustreInstance name the Filestore and Managed Lustre instances the mounts were
+	// resolved from (full resource names); empty when the configuration gave a mount source directly.
+	HomeFilestore  string `json:"home_filestore,omitempty"`
+	LustreInstance string `json:"lustre_instance,omitempty"`
+}
+
+// VMShape is the machine, boot disk and image of a kind of VM.
+type VMShape struct {
+	MachineType string `json:"machine_type"`
+	Image       string `json:"image"`
+	DiskSizeGB  int    `json:"disk_size_gb"`
+	DiskType    string `json:"disk_type"`
+}

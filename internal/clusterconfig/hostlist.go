@@ -1,0 +1,146 @@
+package clusterconfig
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// MaxHostlistNodes bounds what ExpandHostlist returns, so a typo such as
+// "n-[0-99999999]" fails instead of allocating without end.
+const MaxHostlistNodes = 100000
+
+// ExpandHostlist expands a Slurm hostlist expression as slurmctld passes it
+// to ResumeProgram and SuspendProgram: comma-separated entries, each a name
+// or a prefix with one bracketed range list, e.g. "c-a3-[0-3,7],c-cpu-2".
+// Zero padding in ranges ("[001-010]") is kept. Order follows the
+// expression; duplicates are dropped.
+func ExpandHostlist(expr string) ([]string, error) {
+	expr = strings.TrimSpace(expr)
+	if expr == "" {
+		return nil, nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	add := func(n string) error {
+		if !seen[n] {
+			if len(out) >= MaxHostlistNodes {
+				return fmt.Errorf("hostlist %q names more than %d nodes", expr, MaxHostlistNodes)
+			}
+			seen[n] = true
+			out = append(out, n)
+		}
+		return nil
+	}
+	for _, entry := range splitHostlist(expr) {
+		open := strings.IndexByte(entry, '[')
+		if open < 0 {
+			if entry == "" || strings.ContainsAny(entry, "]") {
+				return nil, fmt.Errorf("hostlist %q: bad entry %q", expr, entry)
+			}
+			if err := add(entry); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		end := strings.IndexByte(entry, ']')
+		if end < open {
+			return nil, fmt.Errorf("hostlist %q: unbalanced brackets in %q", expr, entry)
+		}
+		prefix, ranges, suffix := entry[:open], entry[open+1:end], entry[end+1:]
+		if strings.ContainsAny(suffix, "[]") {
+			return nil, fmt.Errorf("hostlist %q: only one bracketed range per entry is supported (%q)", expr, entry)
+		}
+		for _, r := range strings.Split(ranges, ",") {
+			lo, hi, found := strings.Cut(r, "-")
+			if !found {
+				hi = lo
+			}
+			a, err1 := strconv.Atoi(lo)
+			b, err2 := strconv.Atoi(hi)
+			if err1 != nil || err2 != nil || a < 0 || b < a {
+				return nil, fmt.Errorf("hostlist %q: bad range %q", expr, r)
+			}
+			if b-a >= MaxHostlistNodes {
+				return nil, fmt.Errorf("hostlist %q names more than %d nodes", expr, MaxHostlistNodes)
+			}
+			width := 0
+			if len(lo) > 1 && lo[0] == '0' {
+				width = len(lo)
+			}
+			for i := a; i <= b; i++ {
+				if err := add(prefix + fmt.Sprintf("%0*d", width, i) + suffix); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// splitHostlist splits on the commas outside brackets.
+func splitHostlist(expr string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i < len(expr); i++ {
+		switch expr[i] {
+		case '[':
+			depth++
+		case ']':
+			depth--
+		case ',':
+			if depth == 0 {
+				out = append(out, strings.TrimSpace(expr[start:i]))
+				start = i + 1
+			}
+		}
+	}
+	return append(out, strings.TrimSpace(expr[start:]))
+}
+
+// CompressHostlist writes node names as a short Slurm hostlist: names that
+// end in "-<number>" (without zero padding) are grouped by prefix into
+// ranges, e.g. ["p-0","p-1","p-2","p-7","q"] → "p-[0-2,7],q". Prefixes are
+// sorted, so equal sets always give equal strings.
+func CompressHostlist(names []string) string {
+	byPrefix := map[string][]int{}
+	var plain []string
+	for _, n := range names {
+		i := strings.LastIndexByte(n, '-')
+		num := ""
+		if i >= 0 {
+			num = n[i+1:]
+		}
+		v, err := strconv.Atoi(num)
+		if i < 0 || err != nil || v < 0 || strconv.Itoa(v) != num {
+			plain = append(plain, n)
+			continue
+		}
+		byPrefix[n[:i]] = append(byPrefix[n[:i]], v)
+	}
+	var parts []string
+	for _, prefix := range sortedKeys(byPrefix) {
+		idx := slices.Compact(slices.Sorted(slices.Values(byPrefix[prefix])))
+		if len(idx) == 1 {
+			parts = append(parts, NodeName(prefix, idx[0]))
+			continue
+		}
+		var ranges []string
+		for start := 0; start < len(idx); {
+			end := start
+			for end+1 < len(idx) && idx[end+1] == idx[end]+1 {
+				end++
+			}
+			if end == start {
+				ranges = append(ranges, strconv.Itoa(idx[start]))
+			} else {
+				ranges = append(ranges, fmt.Sprintf("%d-%d", idx[start], idx[end]))
+			}
+			start = end + 1
+		}
+		parts = append(parts, prefix+"-["+strings.Join(ranges, ",")+"]")
+	}
+	slices.Sort(plain)
+	return strings.Join(append(parts, slices.Compact(plain)...), ",")
+}
