@@ -1,0 +1,72 @@
+# A Slurm training cluster's control plane on its own VPC: /home on Filestore, a Managed Lustre
+# file system for data and checkpoints, and a bucket of training data mounted with Cloud Storage
+# FUSE. GPU partitions are hypercompute_node_partition resources that reference the cluster.
+resource "hypercompute_network" "cluster" {
+  name = "ml-dev"
+
+  subnet = {
+    cidr = "10.0.0.0/20"
+  }
+}
+
+resource "hypercompute_filestore" "home" {
+  name = "ml-dev-home"
+  tier = "ZONAL"
+
+  share = {
+    capacity_gb = 1024
+  }
+
+  network = {
+    name = hypercompute_network.cluster.name
+  }
+}
+
+resource "hypercompute_lustre" "data" {
+  name       = "ml-dev-data"
+  filesystem = "lustrefs"
+  network    = hypercompute_network.cluster.name
+}
+
+resource "hypercompute_training_cluster" "ml" {
+  name    = "ml-dev"
+  zone    = "us-central1-a"
+  network = hypercompute_network.cluster.name
+
+  home   = { filestore = hypercompute_filestore.home.id }
+  lustre = { instance = hypercompute_lustre.data.id } # mounted at /lustre
+
+  buckets = [
+    { bucket = "ml-dev-datasets", mount_path = "/gcs/datasets", profile = "training" },
+  ]
+
+  controller = {
+    machine_type = "n2-standard-8"
+  }
+
+  login = {
+    count        = 2
+    machine_type = "n2-standard-4"
+  }
+
+  # Changed in place: the controller's agent checks the new slurm.conf with slurmctld first, and
+  # an apply with a setting slurmctld refuses fails with slurmctld's own words.
+  slurm = {
+    scheduler_parameters = ["bf_max_job_test=1000"]
+    extra = {
+      MaxJobCount = "20000"
+    }
+    prolog = <<-EOT
+      #!/bin/bash
+      mkdir -p "/lustre/scratch/$SLURM_JOB_USER"
+    EOT
+  }
+
+  labels = {
+    team = "ml"
+  }
+}
+
+output "ssh" {
+  value = hypercompute_training_cluster.ml.ssh_command
+}

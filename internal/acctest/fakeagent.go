@@ -1,0 +1,178 @@
+package acctest
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"cloud.google.com/go/compute/apiv1/computepb"
+
+	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/core"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/emulatortest"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/instances"
+)
+
+// FakeAgent plays the controller's agent in API-only tests, where VMs do not boot. Whenever a
+// controller's metadata changes it does what the agent promises in the payload contract: it
+// renders the cluster and every partition key, reports config-hash (or config-error, keeping the
+// hash it applied before, when Reject says slurmctld would refuse) and phase=ready, and answers a
+// partition's Drain with the drained-<partition> report, leaving out nodes the test marked busy
+// until they are released — the way a node running a job stays until the job ends.
+type FakeAgent struct {
+	svc   *instances.Service
+	store *core.Store
+	kick  chan struct{}
+
+	mu     sync.Mutex
+	reject func(cc.Cluster, []cc.Partition) string
+	busy   map[string]bool
+	drains map[string]cc.Drain // partition → the last drain the controller was asked for
+}
+
+// StartFakeAgent runs a fake controller agent for every controller VM of env until the test ends.
+func StartFakeAgent(t testing.TB, env *emulatortest.Env) *FakeAgent {
+	t.Helper()
+	svc, ok := env.Server.Component("instances").(*instances.Service)
+	if !ok {
+		t.Fatal("the emulator has no instances service")
+	}
+	f := &FakeAgent{svc: svc, store: env.Store(), kick: make(chan struct{}, 1), busy: map[string]bool{}, drains: map[string]cc.Drain{}}
+	stop := f.store.Watch(func(c core.Change) {
+		if c.Kind == instances.KindInstances && strings.HasSuffix(c.Key, "-controller") {
+			f.poke()
+		}
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			f.tick()
+			select {
+			case <-ctx.Done():
+				return
+			case <-f.kick:
+			case <-time.After(250 * time.Millisecond):
+			}
+		}
+	}()
+	t.Cleanup(func() { stop(); cancel(); <-done })
+	return f
+}
+
+func (f *FakeAgent) poke() {
+	select {
+	case f.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Reject makes the controller refuse configurations: fn returns slurmctld's complaint, "" to
+// accept. nil accepts everything again.
+func (f *FakeAgent) Reject(fn func(cc.Cluster, []cc.Partition) string) {
+	f.mu.Lock()
+	f.reject = fn
+	f.mu.Unlock()
+	f.poke()
+}
+
+// SetBusy marks a node as running a job (true) or idle (false): a busy node is never reported
+// drained.
+func (f *FakeAgent) SetBusy(node string, busy bool) {
+	f.mu.Lock()
+	f.busy[node] = busy
+	f.mu.Unlock()
+	f.poke()
+}
+
+// DrainRequested returns the drain the controller was last asked for on a partition.
+func (f *FakeAgent) DrainRequested(partition string) (cc.Drain, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	d, ok := f.drains[partition]
+	return d, ok
+}
+
+func (f *FakeAgent) tick() {
+	for _, rec := range f.store.List(instances.KindInstances, "") {
+		if !strings.HasSuffix(rec.Key, "-controller") {
+			continue
+		}
+		if inst, ok := f.svc.Instance(rec.Key); ok && inst.GetStatus() == "RUNNING" {
+			f.play(rec.Key, inst)
+		}
+	}
+}
+
+func (f *FakeAgent) play(key string, inst *computepb.Instance) {
+	md := map[string]string{}
+	for _, it := range inst.GetMetadata().GetItems() {
+		md[it.GetKey()] = it.GetValue()
+	}
+	raw, ok := md[cc.ClusterKey]
+	if !ok {
+		return
+	}
+	c, err := cc.DecodeCluster([]byte(raw))
+	if err != nil {
+		f.put(key, cc.GuestAttrPhase, cc.PhaseError)
+		f.put(key, cc.GuestAttrError, err.Error())
+		return
+	}
+	var parts []cc.Partition
+	for k, v := range md {
+		if strings.HasPrefix(k, cc.PartitionKeyPrefix) {
+			if p, err := cc.DecodePartition(c.Name, []byte(v)); err == nil {
+				parts = append(parts, p)
+			}
+		}
+	}
+	slices.SortFunc(parts, func(a, b cc.Partition) int { return strings.Compare(a.Name, b.Name) })
+	hash, err := cc.Hash(c, parts)
+	if err != nil {
+		f.put(key, cc.GuestAttrConfigError, "- "+err.Error())
+		return
+	}
+	f.mu.Lock()
+	reject := f.reject
+	f.mu.Unlock()
+	if reject != nil {
+		if msg := reject(c, parts); msg != "" {
+			f.put(key, cc.GuestAttrConfigError, hash+" "+msg)
+			if f.get(key, cc.GuestAttrPhase) == "" {
+				f.put(key, cc.GuestAttrPhase, cc.PhaseReady)
+			}
+			return
+		}
+	}
+	f.put(key, cc.GuestAttrConfigHash, hash)
+	f.put(key, cc.GuestAttrAgentVersion, "fake")
+	f.put(key, cc.GuestAttrPhase, cc.PhaseReady)
+	for _, p := range parts {
+		if p.Drain == nil {
+			continue
+		}
+		nodes, _ := cc.ExpandHostlist(p.Drain.Nodes)
+		f.mu.Lock()
+		f.drains[p.Name] = *p.Drain
+		idle := slices.DeleteFunc(nodes, func(n string) bool { return f.busy[n] })
+		f.mu.Unlock()
+		f.put(key, cc.DrainedAttr(p.Name), cc.FormatDrained(p.Drain.ID, idle))
+	}
+}
+
+func (f *FakeAgent) get(key, name string) string {
+	return f.svc.GuestAttributes(key).Values[cc.GuestAttributeNamespace][name]
+}
+
+// put writes a guest attribute when it differs, as the agent's metadata-server PUT would.
+func (f *FakeAgent) put(key, name, value string) {
+	if f.get(key, name) == value {
+		return
+	}
+	_ = f.svc.PutGuestAttribute(key, cc.GuestAttributeNamespace, name, value)
+}

@@ -1,0 +1,108 @@
+package acctest
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/emulatortest"
+)
+
+// NewWithRuntime starts an in-process emulator with the local VM runtime: VMs that reach RUNNING
+// boot as hosts of this machine, run their startup-script (the launcher, then the agent) and real
+// Slurm daemons. It skips the test, with the reason, where the runtime cannot run (not Linux, not
+// root, tools missing) or TF_ACC is unset.
+func NewWithRuntime(t *testing.T) *Env {
+	t.Helper()
+	PreCheck(t)
+	return &Env{Env: emulatortest.Start(t, emulatortest.WithLocalRuntime()), t: t}
+}
+
+// clusterTools are what a cluster VM on the local runtime runs: the launcher (curl, sha256sum),
+// the agent's daemons and the Slurm clients, and go to build the agent.
+var clusterTools = []string{"curl", "sha256sum", "munged", "munge", "unmunge", "slurmctld", "slurmd", "slurmrestd", "scontrol", "sinfo", "go"}
+
+// RequireClusterTools skips a test whose VMs run a real Slurm cluster on the local runtime when
+// this machine lacks a program they need (scripts/install-deps.sh installs them).
+func RequireClusterTools(t testing.TB) {
+	t.Helper()
+	for _, bin := range clusterTools {
+		if _, err := exec.LookPath(bin); err != nil {
+			t.Skipf("skipping: %s is not installed (run scripts/install-deps.sh)", bin)
+		}
+	}
+}
+
+var agentBuild struct {
+	once         sync.Once
+	path, sha256 string
+	err          error
+}
+
+// AgentBinary builds ./cmd/hypercompute-agent once per test binary and returns the binary's path
+// and SHA-256, for a cluster's agent = { url = "file://<path>", sha256 = ... }. The binary lives in
+// the user's cache directory, not in /tmp: every local-runtime VM has a private /tmp but sees the
+// rest of this machine's filesystem, as an image with the agent baked in would. It is named by its
+// digest, so concurrent test binaries never overwrite a file a VM is reading.
+func AgentBinary(t testing.TB) (path, sha256sum string) {
+	t.Helper()
+	agentBuild.once.Do(func() { agentBuild.path, agentBuild.sha256, agentBuild.err = buildAgent() })
+	if agentBuild.err != nil {
+		t.Fatalf("building the agent: %v", agentBuild.err)
+	}
+	return agentBuild.path, agentBuild.sha256
+}
+
+func buildAgent() (string, string, error) {
+	_, self, _, ok := runtime.Caller(0)
+	if !ok {
+		return "", "", fmt.Errorf("cannot locate the module's source")
+	}
+	root := filepath.Join(filepath.Dir(self), "..", "..")
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", "", err
+	}
+	dir := filepath.Join(cache, "hypercompute-acctest")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", "", err
+	}
+	tmp, err := os.CreateTemp(dir, "agent-build-*")
+	if err != nil {
+		return "", "", err
+	}
+	tmp.Close()
+	defer os.Remove(tmp.Name())
+	cmd := exec.Command("go", "build", "-o", tmp.Name(), "./cmd/hypercompute-agent")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", "", fmt.Errorf("go build ./cmd/hypercompute-agent: %v\n%s", err, out)
+	}
+	f, err := os.Open(tmp.Name())
+	if err != nil {
+		return "", "", err
+	}
+	h := sha256.New()
+	_, err = io.Copy(h, f)
+	f.Close()
+	if err != nil {
+		return "", "", err
+	}
+	sum := hex.EncodeToString(h.Sum(nil))
+	final := filepath.Join(dir, "hypercompute-agent-"+sum)
+	if err := os.Chmod(tmp.Name(), 0o755); err != nil {
+		return "", "", err
+	}
+	if err := os.Rename(tmp.Name(), final); err != nil {
+		return "", "", err
+	}
+	return final, sum, nil
+}

@@ -1,0 +1,391 @@
+package nodepartition
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"cloud.google.com/go/compute/apiv1/computepb"
+	"google.golang.org/api/iterator"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
+	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
+)
+
+// applier reconciles the cloud towards one desired partition.
+type applier struct {
+	cl *gcp.Clients
+	d  *desired
+	// poll bounds the interval between looks at the controller's reports.
+	poll time.Duration
+}
+
+// plan is what one reconcile found and decided, before it changes anything.
+type plan struct {
+	ci       *clusterInfo
+	props    *computepb.InstanceProperties
+	template string // template name
+	part     cc.Partition
+	inv      inventory
+	missing  []string // static node names without a VM
+	remove   []vm     // VMs the partition no longer has room for
+}
+
+// prepare reads the cluster and the partition's VMs and settles everything the apply will do,
+// checking all of it before anything is created: the cluster accepts the partition, the network
+// has the GPU network set, the reservation and the quota cover the new static nodes.
+func (a *applier) prepare(ctx context.Context) (*plan, error) {
+	d := a.d
+	ci, err := readCluster(ctx, a.cl, d.cluster)
+	if err != nil {
+		return nil, err
+	}
+	if ci.subnetwork != "" {
+		if r := regionOfLink(ci.subnetwork); r != "" && r != d.region {
+			return nil, fmt.Errorf("zone: the partition's zone %s is in region %s, but the cluster's subnet %s is in %s; pick a zone of %s",
+				d.zone, d.region, lastSegment(ci.subnetwork), r, r)
+		}
+	}
+	nics, err := networkInterfaces(ctx, a.cl, d.machine, d.zone, d.region, ci.network, ci.subnetwork)
+	if err != nil {
+		return nil, err
+	}
+	policy := ""
+	if d.compact {
+		policy = fmt.Sprintf("%sprojects/%s/regions/%s/resourcePolicies/%s", computeV1, d.project, d.region, placementPolicyName(d.prefix))
+	}
+	props, err := instanceProperties(d, ci, nics, policy)
+	if err != nil {
+		return nil, err
+	}
+	tmpl, err := templateFor(d, props)
+	if err != nil {
+		return nil, err
+	}
+	p := &plan{ci: ci, props: props, template: tmpl, part: d.partition(templatePath(d.project, tmpl))}
+	if err := cc.Validate(ci.cfg, ci.partitionsWith(d.name, &p.part)); err != nil {
+		return nil, fmt.Errorf("the cluster would not accept this partition: %w", err)
+	}
+	if p.inv, err = listNodes(ctx, a.cl, d.project, d.zone, d.prefix); err != nil {
+		return nil, err
+	}
+	p.missing = p.inv.missing(d.prefix, d.static)
+	p.remove = a.toRemove(ci, p.inv)
+	if err := preflight(ctx, a.cl, d, len(p.missing)); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// toRemove lists the VMs a scale-down takes away: former static nodes above the new static count,
+// nodes of an earlier drain that did not finish, and any node beyond the new total.
+func (a *applier) toRemove(ci *clusterInfo, inv inventory) []vm {
+	d := a.d
+	prevStatic := 0
+	var draining []string
+	if prev, ok := ci.parts[d.name]; ok {
+		prevStatic = prev.StaticNodes
+		if prev.Drain != nil {
+			draining, _ = cc.ExpandHostlist(prev.Drain.Nodes)
+		}
+	}
+	var out []vm
+	for _, i := range slices.Sorted(maps.Keys(inv)) {
+		v := inv[i]
+		switch {
+		case i >= d.static && i < prevStatic,
+			i >= d.static && slices.Contains(draining, v.name),
+			i >= d.static+d.dynamic:
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// reconcile converges the partition: the template, the placement policy, the missing static
+// nodes and the partition's configuration on the controller, concurrently, so a create costs about
+// one operation's latency however many nodes it has; then a scale-down's drain and deletes. It
+// returns warnings for the state to carry on (partial success).
+func (a *applier) reconcile(ctx context.Context) ([]string, error) {
+	d := a.d
+	p, err := a.prepare(ctx)
+	if err != nil {
+		return nil, err
+	}
+	wait := appliedWait{cl: a.cl, ref: d.cluster, what: "partition " + d.name, poll: a.poll}
+	first := p.part
+	var drain *cc.Drain
+	if len(p.remove) > 0 && !d.forceScaleDown {
+		// The removed nodes stay in Slurm's node range while they drain, so their jobs keep running.
+		names := make([]string, len(p.remove))
+		last := 0
+		for i, v := range p.remove {
+			names[i], last = v.name, max(last, v.index)
+		}
+		drain = &cc.Drain{ID: gcp.NewRequestID()[:8], Nodes: cc.CompressHostlist(names)}
+		first.MaxDynamicNodes = max(d.dynamic, last+1-d.static)
+		first.Drain = drain
+	}
+
+	var (
+		mu       sync.Mutex
+		errs     []error
+		warnings []string
+		wg       sync.WaitGroup
+	)
+	run := func(f func() error) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := f(); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		}()
+	}
+	run(func() error { return ensureTemplate(ctx, a.cl, d.project, p.template, p.props) })
+	run(func() error {
+		if d.compact {
+			if _, err := ensurePlacementPolicy(ctx, a.cl, d); err != nil {
+				return err
+			}
+		}
+		_, err := createNodes(ctx, a.cl, d, p.props, p.missing)
+		var pe *provisionError
+		if errors.As(err, &pe) && pe.partial {
+			mu.Lock()
+			warnings = append(warnings, pe.Error())
+			mu.Unlock()
+			return nil
+		}
+		return err
+	})
+	run(func() error { return a.writeConfig(ctx, p.ci.controller, first, wait) })
+	wg.Wait()
+	if len(errs) > 0 {
+		return warnings, a.explain(ctx, errors.Join(errs...))
+	}
+
+	if len(p.remove) > 0 {
+		del := func(names []string) error { return deleteNodes(ctx, a.cl, d.project, d.zone, names) }
+		if drain != nil {
+			// Each node goes once it is drained and idle; a running job keeps its node.
+			if err := wait.untilDrained(ctx, d.name, *drain, del); err != nil {
+				return warnings, err
+			}
+		} else {
+			names := make([]string, len(p.remove))
+			for i, v := range p.remove {
+				names[i] = v.name
+			}
+			if err := del(names); err != nil {
+				return warnings, err
+			}
+		}
+		if drain != nil {
+			ctl, err := d.cluster.getController(ctx, a.cl)
+			if err != nil {
+				return warnings, err
+			}
+			if err := a.writeConfig(ctx, ctl, p.part, wait); err != nil {
+				return warnings, err
+			}
+		}
+	}
+	if err := a.relabel(ctx, p.inv); err != nil {
+		return warnings, err
+	}
+	return warnings, a.pruneTemplates(ctx, p.template)
+}
+
+// writeConfig writes the partition's key on the controller and waits until the controller's agent
+// has applied the configuration it is part of.
+func (a *applier) writeConfig(ctx context.Context, ctl *computepb.Instance, part cc.Partition, wait appliedWait) error {
+	b, err := cc.EncodePartition(a.d.cluster.name, part)
+	if err != nil {
+		return err
+	}
+	v := string(b)
+	if _, err := setPartitionKey(ctx, a.cl, a.d.cluster, ctl, cc.PartitionKey(a.d.name), &v); err != nil {
+		return err
+	}
+	return wait.untilApplied(ctx)
+}
+
+// explain adds to a failed apply how many of the partition's VMs exist now, so a stockout says
+// exactly what is left (nothing, unless partial success was allowed).
+func (a *applier) explain(ctx context.Context, err error) error {
+	var pe *provisionError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	inv, lerr := listNodes(rctx, a.cl, a.d.project, a.d.zone, a.d.prefix)
+	if lerr != nil {
+		return err
+	}
+	exist := "none"
+	if len(inv) > 0 {
+		exist = fmt.Sprintf("%d (%s)", len(inv), cc.CompressHostlist(inv.names()))
+	}
+	advice := ""
+	if pe.stockout() {
+		advice = " Try again later, use another zone or a reservation (provisioning.model = \"reservation\"), flex_start (which waits for capacity), or allow_partial = true to keep what the zone can supply."
+	}
+	return fmt.Errorf("%w. VMs of partition %s that exist in %s: %s.%s", err, a.d.name, a.d.zone, exist, advice)
+}
+
+// relabel brings the labels of existing VMs to the partition's (new VMs get them from the
+// template); each VM is one setLabels call, so only a label change costs calls.
+func (a *applier) relabel(ctx context.Context, inv inventory) error {
+	want := a.d.vmLabels()
+	var stale []vm
+	for _, v := range inv {
+		if !maps.Equal(v.labels, want) && v.index < a.d.static+a.d.dynamic {
+			stale = append(stale, v)
+		}
+	}
+	if len(stale) == 0 {
+		return nil
+	}
+	sem := make(chan struct{}, deleteParallelism)
+	var mu sync.Mutex
+	var errs []error
+	var wg sync.WaitGroup
+	for _, v := range stale {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			op, err := a.cl.Instances.SetLabels(ctx, &computepb.SetLabelsInstanceRequest{
+				Project: a.d.project, Zone: a.d.zone, Instance: v.name, RequestId: gcp.NewRequestIDPtr(),
+				InstancesSetLabelsRequestResource: &computepb.InstancesSetLabelsRequest{LabelFingerprint: proto.String(v.labelFingerprint), Labels: want},
+			})
+			if err == nil {
+				_, err = a.cl.WaitCompute(ctx, op)
+			}
+			if err = gcp.IgnoreNotFound(err); err != nil {
+				mu.Lock()
+				errs = append(errs, fmt.Errorf("relabelling VM %s: %w", v.name, err))
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// pruneTemplates deletes the partition's templates other than keep (templates are immutable, so
+// every change made a new one). VMs created from a deleted template are not affected.
+func (a *applier) pruneTemplates(ctx context.Context, keep string) error {
+	names, err := listTemplates(ctx, a.cl, a.d.project, a.d.prefix)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, n := range names {
+		if n == keep {
+			continue
+		}
+		if err := deleteTemplate(ctx, a.cl, a.d.project, n); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func listTemplates(ctx context.Context, cl *gcp.Clients, project, prefix string) ([]string, error) {
+	it := cl.InstanceTemplates.List(ctx, &computepb.ListInstanceTemplatesRequest{Project: project, Filter: proto.String(templateFilter(prefix))})
+	var out []string
+	for {
+		t, err := it.Next()
+		if err == iterator.Done {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("listing instance templates: %w", gcp.Classify(err))
+		}
+		out = append(out, t.GetName())
+	}
+}
+
+func deleteTemplate(ctx context.Context, cl *gcp.Clients, project, name string) error {
+	op, err := cl.InstanceTemplates.Delete(ctx, &computepb.DeleteInstanceTemplateRequest{Project: project, InstanceTemplate: name, RequestId: gcp.NewRequestIDPtr()})
+	if err == nil {
+		_, err = cl.WaitCompute(ctx, op)
+	}
+	if err = gcp.IgnoreNotFound(err); err != nil {
+		return fmt.Errorf("deleting instance template %s: %w", name, err)
+	}
+	return nil
+}
+
+// destroy removes the partition from Slurm first (so nothing new is scheduled on it), then deletes
+// its VMs, templates and placement policy. Every step skips what is already gone, so a destroy that
+// was interrupted finishes on the next run.
+func destroy(ctx context.Context, cl *gcp.Clients, ref clusterRef, name, project, zone string, poll time.Duration) error {
+	prefix := cc.NodeNamePrefix(ref.name, name)
+	ctl, err := ref.getController(ctx, cl)
+	switch {
+	case errors.Is(err, errNoCluster):
+	case err != nil:
+		return err
+	default:
+		if _, present := metadataItems(ctl)[cc.PartitionKey(name)]; present {
+			if _, err := setPartitionKey(ctx, cl, ref, ctl, cc.PartitionKey(name), nil); err != nil {
+				return err
+			}
+			w := appliedWait{cl: cl, ref: ref, what: "partition " + name + " removed", poll: poll}
+			if err := w.untilApplied(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	inv, err := listNodes(ctx, cl, project, zone, prefix)
+	if err != nil {
+		return err
+	}
+	if err := deleteNodes(ctx, cl, project, zone, inv.names()); err != nil {
+		return err
+	}
+	tmpls, err := listTemplates(ctx, cl, project, prefix)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, t := range tmpls {
+		if err := deleteTemplate(ctx, cl, project, t); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	region, _ := catalog.RegionOf(zone)
+	op, err := cl.ResourcePolicies.Delete(ctx, &computepb.DeleteResourcePolicyRequest{
+		Project: project, Region: region, ResourcePolicy: placementPolicyName(prefix), RequestId: gcp.NewRequestIDPtr(),
+	})
+	if err == nil {
+		_, err = cl.WaitCompute(ctx, op)
+	}
+	if err = gcp.IgnoreNotFound(err); err != nil {
+		errs = append(errs, fmt.Errorf("deleting placement policy %s: %w", placementPolicyName(prefix), err))
+	}
+	return errors.Join(errs...)
+}
+
+// regionOfLink reads the region of a regional self link (".../regions/R/subnetworks/S").
+func regionOfLink(link string) string {
+	parts := splitPath(link)
+	for i := 0; i+1 < len(parts); i++ {
+		if parts[i] == "regions" {
+			return parts[i+1]
+		}
+	}
+	return ""
+}

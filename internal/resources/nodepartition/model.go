@@ -1,0 +1,80 @@
+package nodepartition
+
+import (
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+// model is the resource's Terraform data. Nested blocks stay types.Object so plan-time code can
+// tell null (defaulted) from unknown from set.
+type model struct {
+	ID                  types.String `tfsdk:"id"`
+	Cluster             types.String `tfsdk:"cluster"`
+	Name                types.String `tfsdk:"name"`
+	MachineType         types.String `tfsdk:"machine_type"`
+	Zone                types.String `tfsdk:"zone"`
+	StaticNodeCount     types.Int64  `tfsdk:"static_node_count"`
+	MaxDynamicNodeCount types.Int64  `tfsdk:"max_dynamic_node_count"`
+	Provisioning        types.Object `tfsdk:"provisioning"`
+	Placement           types.Object `tfsdk:"placement"`
+	BootDisk            types.Object `tfsdk:"boot_disk"`
+	LocalSSDCount       types.Int64  `tfsdk:"local_ssd_count"`
+	Image               types.String `tfsdk:"image"`
+	Labels              types.Map    `tfsdk:"labels"`
+	EffectiveLabels     types.Map    `tfsdk:"effective_labels"`
+	Slurm               types.Object `tfsdk:"slurm"`
+	ForceScaleDown      types.Bool   `tfsdk:"force_scale_down"`
+	AllowPartial        types.Bool   `tfsdk:"allow_partial"`
+
+	NodeNamePrefix   types.String `tfsdk:"node_name_prefix"`
+	StaticNodeNames  types.String `tfsdk:"static_node_names"`
+	DynamicNodeNames types.String `tfsdk:"dynamic_node_names"`
+	InstanceTemplate types.String `tfsdk:"instance_template"`
+	PlacementPolicy  types.String `tfsdk:"placement_policy"`
+	NodesTotal       types.Int64  `tfsdk:"nodes_total"`
+	NodesRunning     types.Int64  `tfsdk:"nodes_running"`
+	NodeNames        types.String `tfsdk:"node_names"`
+
+	Timeouts timeouts.Value `tfsdk:"timeouts"`
+}
+
+type provisioningModel struct {
+	Model             types.String `tfsdk:"model"`
+	Reservation       types.String `tfsdk:"reservation"`
+	MaxRunDuration    types.String `tfsdk:"max_run_duration"`
+	TerminationAction types.String `tfsdk:"termination_action"`
+}
+
+type placementModel struct {
+	Compact types.Bool `tfsdk:"compact"`
+}
+
+type bootDiskModel struct {
+	SizeGB types.Int64  `tfsdk:"size_gb"`
+	Type   types.String `tfsdk:"type"`
+}
+
+type slurmModel struct {
+	Default       types.Bool   `tfsdk:"default"`
+	Exclusive     types.Bool   `tfsdk:"exclusive"`
+	MaxTime       types.String `tfsdk:"max_time"`
+	ResumeTimeout types.Int64  `tfsdk:"resume_timeout"`
+	SuspendTime   types.Int64  `tfsdk:"suspend_time"`
+	Features      types.List   `tfsdk:"features"`
+	Extra         types.Map    `tfsdk:"extra"`
+}
+
+var (
+	provisioningAttrTypes = map[string]attr.Type{
+		"model": types.StringType, "reservation": types.StringType,
+		"max_run_duration": types.StringType, "termination_action": types.StringType,
+	}
+	placementAttrTypes = map[string]attr.Type{"compact": types.BoolType}
+	bootDiskAttrTypes  = map[string]attr.Type{"size_gb": types.Int64Type, "type": types.StringType}
+	slurmAttrTypes     = map[string]attr.Type{
+		"default": types.BoolType, "exclusive": types.BoolType, "max_time": types.StringType,
+		"resume_timeout": types.Int64Type, "suspend_time": types.Int64Type,
+		"features": types.ListType{ElemType: types.StringType}, "extra": types.MapType{ElemType: types.StringType},
+	}
+)

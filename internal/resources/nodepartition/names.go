@@ -1,0 +1,112 @@
+package nodepartition
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
+	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
+)
+
+// Everything a partition owns has a name derived from the cluster's and the partition's, so Read,
+// import and a second apply after a crash find it all without state: VMs <prefix>-<i> (the Slurm
+// node names), the instance template <prefix>-<content hash>, the placement policy
+// <prefix>-compact, and the label hypercompute-partition=<prefix> on every VM.
+
+// Labels every VM of a partition carries; users cannot set them.
+const (
+	labelCluster   = "hypercompute-cluster"
+	labelPartition = "hypercompute-partition"
+)
+
+// clusterRef is a parsed training cluster id, projects/P/zones/Z/clusters/NAME.
+type clusterRef struct{ project, zone, name string }
+
+func (c clusterRef) id() string {
+	return fmt.Sprintf("projects/%s/zones/%s/clusters/%s", c.project, c.zone, c.name)
+}
+
+func (c clusterRef) controller() string { return cc.ControllerName(c.name) }
+
+// parseClusterID reads the id hypercompute_training_cluster exports.
+func parseClusterID(id string) (clusterRef, error) {
+	parts := strings.Split(id, "/")
+	if len(parts) != 6 || parts[0] != "projects" || parts[2] != "zones" || parts[4] != "clusters" || parts[1] == "" {
+		return clusterRef{}, fmt.Errorf("%q is not a training cluster id; use hypercompute_training_cluster.<name>.id (projects/{project}/zones/{zone}/clusters/{name})", id)
+	}
+	ref := clusterRef{project: parts[1], zone: parts[3], name: parts[5]}
+	if err := catalog.ValidateZone(ref.zone); err != nil {
+		return clusterRef{}, fmt.Errorf("cluster id %q: %w", id, err)
+	}
+	if err := cc.ValidateClusterName(ref.name); err != nil {
+		return clusterRef{}, fmt.Errorf("cluster id %q: %w", id, err)
+	}
+	return ref, nil
+}
+
+// partitionID is the resource's id and import id.
+func partitionID(c clusterRef, name string) string { return c.id() + "/partitions/" + name }
+
+// parsePartitionID reads an import id: the resource id, or {cluster id}/partitions/{name}.
+func parsePartitionID(id string) (clusterRef, string, error) {
+	i := strings.LastIndex(id, "/partitions/")
+	if i < 0 {
+		return clusterRef{}, "", fmt.Errorf("expected projects/{project}/zones/{zone}/clusters/{cluster}/partitions/{name}; got %q", id)
+	}
+	ref, err := parseClusterID(id[:i])
+	if err != nil {
+		return clusterRef{}, "", err
+	}
+	name := id[i+len("/partitions/"):]
+	if err := catalog.ValidateSlurmPartitionName(name); err != nil {
+		return clusterRef{}, "", err
+	}
+	return ref, name, nil
+}
+
+// maxDerivedBase keeps <base>-<suffix> within Compute's 63 characters for the longest suffix
+// ("-" + 12 hex digits of a template hash).
+const maxDerivedBase = 63 - 13
+
+func derivedBase(prefix string) string {
+	if len(prefix) <= maxDerivedBase {
+		return prefix
+	}
+	return strings.TrimRight(prefix[:maxDerivedBase], "-")
+}
+
+// templateName names an instance template by its content, so a changed template is a new one and
+// an unchanged one is found again (templates are immutable).
+func templateName(prefix string, content []byte) string {
+	sum := sha256.Sum256(content)
+	return derivedBase(prefix) + "-" + hex.EncodeToString(sum[:6])
+}
+
+// templateFilter matches every template a partition may have made.
+func templateFilter(prefix string) string {
+	return fmt.Sprintf("name eq \"%s-[0-9a-f]{12}\"", derivedBase(prefix))
+}
+
+func placementPolicyName(prefix string) string { return derivedBase(prefix) + "-compact" }
+
+func templatePath(project, name string) string {
+	return "projects/" + project + "/global/instanceTemplates/" + name
+}
+
+// The GPU network set of a hypercompute_network NET: gVNIC VPCs NET-gpu-<i> (one subnet
+// NET-gpu-<i>-subnet each) and for RDMA the VPC NET-rdma with subnets NET-rdma-sub-<i>. The names
+// are the ones internal/resources/network derives (network/names.go).
+func gpuNetName(network string, i int) string  { return fmt.Sprintf("%s-gpu-%d", network, i) }
+func gpuSubName(network string, i int) string  { return fmt.Sprintf("%s-gpu-%d-subnet", network, i) }
+func rdmaNetName(network string) string        { return network + "-rdma" }
+func rdmaSubName(network string, i int) string { return fmt.Sprintf("%s-rdma-sub-%d", network, i) }
+func gpuNetFilter(network string) string {
+	return fmt.Sprintf("name eq \"%s-(gpu-[0-7]|rdma)\"", network)
+}
+func gpuSubFilter(network string) string {
+	return fmt.Sprintf("name eq \"%s-(gpu-[0-7]-subnet|rdma-sub-[0-7])\"", network)
+}
+
+func splitPath(s string) []string { return strings.Split(s, "/") }

@@ -1,0 +1,168 @@
+// Package nodepartition implements hypercompute_node_partition: one Slurm partition of a training
+// cluster and the VMs behind it.
+package nodepartition
+
+import (
+	"context"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
+)
+
+// Creating GPU VMs and waiting for the controller takes minutes on Google Cloud; a drain waits for
+// jobs, which may take hours: raise the update timeout for that.
+const (
+	defaultCreateTimeout = 45 * time.Minute
+	defaultUpdateTimeout = 60 * time.Minute
+	defaultDeleteTimeout = 45 * time.Minute
+)
+
+// pollMax bounds the interval between two looks at the controller's reports.
+const pollMax = 5 * time.Second
+
+type partitionResource struct {
+	tfutil.Base
+}
+
+var (
+	_ resource.ResourceWithConfigure   = (*partitionResource)(nil)
+	_ resource.ResourceWithImportState = (*partitionResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*partitionResource)(nil)
+)
+
+// NewResource is registered by the provider.
+func NewResource() resource.Resource {
+	return &partitionResource{Base: tfutil.Base{TypeSuffix: "_node_partition"}}
+}
+
+var machineOf = catalog.Machine
+
+func (r *partitionResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan model
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := tfutil.Deadline(ctx, plan.Timeouts.Create, defaultCreateTimeout, &resp.Diagnostics)
+	defer cancel()
+	r.converge(ctx, &plan, &resp.State, &resp.Diagnostics, "create", true)
+}
+
+func (r *partitionResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan model
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := tfutil.Deadline(ctx, plan.Timeouts.Update, defaultUpdateTimeout, &resp.Diagnostics)
+	defer cancel()
+	r.converge(ctx, &plan, &resp.State, &resp.Diagnostics, "update", false)
+}
+
+// converge reconciles and records what exists afterwards. A failed create that left something
+// (the template, the key, VMs kept by allow_partial) is still recorded, so Terraform taints it
+// rather than orphaning it; a failed update records the partition as it now is.
+func (r *partitionResource) converge(ctx context.Context, plan *model, state *tfsdk.State, diags *diag.Diagnostics, verb string, creating bool) {
+	d, dd := toDesired(ctx, plan)
+	diags.Append(dd...)
+	if diags.HasError() {
+		return
+	}
+	a := &applier{cl: r.Provider.Clients, d: d, poll: pollMax}
+	warnings, err := a.reconcile(ctx)
+	for _, w := range warnings {
+		diags.AddWarning("Partition "+d.name+" is smaller than asked", w)
+	}
+	if err != nil {
+		diags.AddError("Unable to "+verb+" node partition "+d.name, err.Error())
+	}
+	rctx, cancel := tfutil.Detached(ctx)
+	defer cancel()
+	o, oerr := observe(rctx, r.Provider.Clients, d.cluster, d.name, d.zone)
+	if oerr != nil {
+		diags.AddError("Unable to read node partition "+d.name, oerr.Error())
+		return
+	}
+	if err != nil && creating && o.gone() && !templateLeft(rctx, a) {
+		return // nothing was made: nothing to record
+	}
+	out := *plan
+	diags.Append(flatten(ctx, r.Provider, d.cluster, o, &out)...)
+	if err == nil {
+		// The configuration's spelling wins where the cloud holds an equivalent. A partial
+		// success keeps the asked-for count here (the apply reached what it could); the VMs that
+		// exist are in nodes_total and node_names, and the next refresh shows the shortfall.
+		out.Provisioning, out.Placement, out.Labels = plan.Provisioning, plan.Placement, plan.Labels
+		out.StaticNodeCount, out.MaxDynamicNodeCount = plan.StaticNodeCount, plan.MaxDynamicNodeCount
+	}
+	diags.Append(state.Set(ctx, &out)...)
+}
+
+// templateLeft reports whether a failed create left a template of the partition behind.
+func templateLeft(ctx context.Context, a *applier) bool {
+	names, err := listTemplates(ctx, a.cl, a.d.project, a.d.prefix)
+	return err != nil || len(names) > 0
+}
+
+func (r *partitionResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state model
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ref, err := parseClusterID(state.Cluster.ValueString())
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid state", "cluster: "+err.Error())
+		return
+	}
+	o, err := observe(ctx, r.Provider.Clients, ref, state.Name.ValueString(), state.Zone.ValueString())
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to read node partition "+state.Name.ValueString(), err.Error())
+		return
+	}
+	if o.gone() {
+		// Deleted outside Terraform: forget it so the next plan creates it again.
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	resp.Diagnostics.Append(flatten(ctx, r.Provider, ref, o, &state)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *partitionResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state model
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := tfutil.Deadline(ctx, state.Timeouts.Delete, defaultDeleteTimeout, &resp.Diagnostics)
+	defer cancel()
+	ref, err := parseClusterID(state.Cluster.ValueString())
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid state", "cluster: "+err.Error())
+		return
+	}
+	if err := destroy(ctx, r.Provider.Clients, ref, state.Name.ValueString(), ref.project, state.Zone.ValueString(), pollMax); err != nil {
+		resp.Diagnostics.AddError("Unable to delete node partition "+state.Name.ValueString(), err.Error())
+	}
+}
+
+// ImportState accepts the id, projects/{project}/zones/{zone}/clusters/{cluster}/partitions/{name}.
+// Everything else is read back: the Slurm options and counts from the partition's key on the
+// controller, provisioning, disks, image and labels from its instance template.
+func (r *partitionResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	ref, name, err := parsePartitionID(req.ID)
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid import ID", err.Error())
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), partitionID(ref, name))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("cluster"), ref.id())...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
+}

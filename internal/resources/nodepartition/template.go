@@ -1,0 +1,198 @@
+package nodepartition
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"cloud.google.com/go/compute/apiv1/computepb"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
+	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
+)
+
+// Compute's names for the provisioning models and reservation affinities.
+const (
+	computeStandard         = "STANDARD"
+	computeSpot             = "SPOT"
+	computeFlexStart        = "FLEX_START"
+	computeReservationBound = "RESERVATION_BOUND"
+	affinityAny             = "ANY_RESERVATION"
+	affinityNone            = "NO_RESERVATION"
+	affinitySpecific        = "SPECIFIC_RESERVATION"
+	reservationNameKey      = "compute.googleapis.com/reservation-name"
+)
+
+// instanceProperties is every node of the partition: the instance template holds exactly this, and
+// the static nodes are bulk-inserted with it too (inline, so the bulkInsert need not wait for the
+// template's own operation). policy is the placement policy's self link or "".
+func instanceProperties(d *desired, ci *clusterInfo, nics []*computepb.NetworkInterface, policy string) (*computepb.InstanceProperties, error) {
+	m := d.machine
+	agent, err := ci.cfg.AgentFor(m.Arch)
+	if err != nil {
+		return nil, fmt.Errorf("%s nodes are %s: %w", m.Name, m.Arch, err)
+	}
+	launcher, err := cc.RenderLauncher(agent)
+	if err != nil {
+		return nil, err
+	}
+	part := d.partition("")
+	node, err := cc.NewNode(ci.cfg, cc.RoleCompute, &part)
+	if err != nil {
+		return nil, err
+	}
+	nodeJSON, err := cc.RenderNodeConfig(node)
+	if err != nil {
+		return nil, err
+	}
+	md := map[string]string{
+		cc.StartupScriptKey:      string(launcher),
+		cc.NodeConfigKey:         string(nodeJSON),
+		cc.GuestAttributesKey:    "TRUE",
+		"enable-oslogin":         "TRUE",
+		"block-project-ssh-keys": "TRUE",
+	}
+	if err := cc.CheckMetadataSize(md); err != nil {
+		return nil, err
+	}
+	keys := make([]string, 0, len(md))
+	for k := range md {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	items := make([]*computepb.Items, 0, len(keys))
+	for _, k := range keys {
+		items = append(items, &computepb.Items{Key: proto.String(k), Value: proto.String(md[k])})
+	}
+
+	disks := []*computepb.AttachedDisk{{
+		Boot: proto.Bool(true), AutoDelete: proto.Bool(true), Type: proto.String("PERSISTENT"),
+		InitializeParams: &computepb.AttachedDiskInitializeParams{
+			SourceImage: proto.String(d.image), DiskSizeGb: proto.Int64(d.bootGB), DiskType: proto.String(d.bootType),
+		},
+	}}
+	// A3 and A4 machines come with their local SSDs; others attach what was asked for.
+	if bundledLocalSSDs(m) == 0 {
+		for i := 0; i < d.localSSDs; i++ {
+			disks = append(disks, &computepb.AttachedDisk{
+				Type: proto.String("SCRATCH"), AutoDelete: proto.Bool(true), Interface: proto.String("NVME"),
+				InitializeParams: &computepb.AttachedDiskInitializeParams{DiskType: proto.String("local-ssd"), DiskSizeGb: proto.Int64(localSSDGB)},
+			})
+		}
+	}
+
+	p := &computepb.InstanceProperties{
+		MachineType:       proto.String(m.Name),
+		Disks:             disks,
+		NetworkInterfaces: nics,
+		Metadata:          &computepb.Metadata{Items: items},
+		Labels:            d.vmLabels(),
+		Scheduling:        scheduling(d),
+		ServiceAccounts:   ci.serviceAccounts,
+	}
+	if ci.publicIPs {
+		nics[0].AccessConfigs = []*computepb.AccessConfig{{Name: proto.String("External NAT"), Type: proto.String("ONE_TO_ONE_NAT")}}
+	}
+	if len(ci.tags) > 0 {
+		p.Tags = &computepb.Tags{Items: ci.tags}
+	}
+	if policy != "" {
+		p.ResourcePolicies = []string{policy}
+	}
+	p.ReservationAffinity = reservationAffinity(d)
+	return p, nil
+}
+
+func scheduling(d *desired) *computepb.Scheduling {
+	m := d.machine
+	sc := &computepb.Scheduling{OnHostMaintenance: proto.String(m.OnHostMaintenance)}
+	switch d.model {
+	case modelSpot:
+		sc.ProvisioningModel = proto.String(computeSpot)
+		sc.AutomaticRestart = proto.Bool(false)
+		sc.OnHostMaintenance = proto.String(catalog.MaintenanceTerminate)
+		sc.InstanceTerminationAction = proto.String(d.termination)
+	case modelFlexStart:
+		sc.ProvisioningModel = proto.String(computeFlexStart)
+		sc.AutomaticRestart = proto.Bool(false)
+		sc.OnHostMaintenance = proto.String(catalog.MaintenanceTerminate)
+		sc.InstanceTerminationAction = proto.String("DELETE")
+		sc.MaxRunDuration = &computepb.Duration{Seconds: proto.Int64(int64(d.maxRun.Seconds()))}
+	case modelReservation:
+		sc.ProvisioningModel = proto.String(computeStandard)
+		// Dense reservations (A3 Ultra, A4, A4X) hand out reservation-bound capacity.
+		if m.Placement.ReservationBound || m.Placement.Mode == catalog.PlacementFromReservation {
+			sc.ProvisioningModel = proto.String(computeReservationBound)
+		}
+	default:
+		sc.ProvisioningModel = proto.String(computeStandard)
+	}
+	if d.compact {
+		sc.OnHostMaintenance = proto.String(catalog.MaintenanceTerminate)
+	}
+	return sc
+}
+
+func reservationAffinity(d *desired) *computepb.ReservationAffinity {
+	switch d.model {
+	case modelReservation:
+		return &computepb.ReservationAffinity{ConsumeReservationType: proto.String(affinitySpecific),
+			Key: proto.String(reservationNameKey), Values: []string{d.reservation}}
+	case modelFlexStart, modelSpot:
+		return &computepb.ReservationAffinity{ConsumeReservationType: proto.String(affinityNone)}
+	}
+	return &computepb.ReservationAffinity{ConsumeReservationType: proto.String(affinityAny)}
+}
+
+// templateFor names the template of properties by its content.
+func templateFor(d *desired, p *computepb.InstanceProperties) (string, error) {
+	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(p)
+	if err != nil {
+		return "", err
+	}
+	return templateName(d.prefix, b), nil
+}
+
+// ensureTemplate creates the template unless it exists: its name is its content, so an existing
+// one is exactly this one.
+func ensureTemplate(ctx context.Context, cl *gcp.Clients, project, name string, p *computepb.InstanceProperties) error {
+	op, err := cl.InstanceTemplates.Insert(ctx, &computepb.InsertInstanceTemplateRequest{
+		Project: project, RequestId: gcp.NewRequestIDPtr(),
+		InstanceTemplateResource: &computepb.InstanceTemplate{
+			Name: proto.String(name), Description: proto.String("hypercompute node partition: every node is created from this template"),
+			Properties: p,
+		},
+	})
+	if err == nil {
+		_, err = cl.WaitCompute(ctx, op)
+	}
+	if err != nil && !gcp.IsAlreadyExists(err) {
+		return fmt.Errorf("creating instance template %s: %w", name, gcp.Classify(err))
+	}
+	return nil
+}
+
+// ensurePlacementPolicy creates the partition's compact placement policy unless it exists.
+func ensurePlacementPolicy(ctx context.Context, cl *gcp.Clients, d *desired) (string, error) {
+	name := placementPolicyName(d.prefix)
+	link := fmt.Sprintf("%sprojects/%s/regions/%s/resourcePolicies/%s", computeV1, d.project, d.region, name)
+	op, err := cl.ResourcePolicies.Insert(ctx, &computepb.InsertResourcePolicyRequest{
+		Project: d.project, Region: d.region, RequestId: gcp.NewRequestIDPtr(),
+		ResourcePolicyResource: &computepb.ResourcePolicy{
+			Name:                 proto.String(name),
+			Description:          proto.String("hypercompute node partition " + d.name + ": compact placement"),
+			GroupPlacementPolicy: &computepb.ResourcePolicyGroupPlacementPolicy{Collocation: proto.String("COLLOCATED")},
+		},
+	})
+	if err == nil {
+		_, err = cl.WaitCompute(ctx, op)
+	}
+	if err != nil && !gcp.IsAlreadyExists(err) {
+		return "", fmt.Errorf("creating placement policy %s: %w", name, gcp.Classify(err))
+	}
+	return link, nil
+}
+
+const computeV1 = "https://www.googleapis.com/compute/v1/"

@@ -1,0 +1,206 @@
+package trainingcluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
+)
+
+// applyResult is what an apply learned on the way, for the state: the mounts it resolved.
+type applyResult struct {
+	mounts *clusterconfig.Mounts
+}
+
+// apply converges the cluster's VMs to the spec, the same way for create and update: the
+// controller is created or gets the new payload, login VMs are created, recreated (when
+// recreateLogins: their machine, disk or image changed), updated or deleted to match the count,
+// and then the apply waits until every VM reports ready and the controller reports the new
+// configuration's hash. Each step finds what exists by name, so an interrupted apply is finished
+// by the next one.
+func (a *applier) apply(ctx context.Context, recreateLogins bool) (applyResult, error) {
+	var res applyResult
+	mounts, err := resolveMounts(ctx, a.c, a.s)
+	if err != nil {
+		return res, err
+	}
+	res.mounts = &mounts
+	cluster := a.s.cluster(mounts)
+	if err := clusterconfig.ValidateCluster(cluster); err != nil {
+		return res, err
+	}
+	ctlItems, err := a.metadata(cluster, clusterconfig.RoleController)
+	if err != nil {
+		return res, err
+	}
+	loginItems, err := a.metadata(cluster, clusterconfig.RoleLogin)
+	if err != nil {
+		return res, err
+	}
+	for _, items := range []map[string]string{ctlItems, loginItems} {
+		if err := clusterconfig.CheckMetadataSize(items); err != nil {
+			return res, err
+		}
+	}
+
+	ctlName := a.s.controllerName()
+	ctl, err := a.get(ctx, ctlName)
+	var previous string
+	switch {
+	case gcp.IsNotFound(err):
+		_, err = a.create(ctx, a.instance(ctlName, clusterconfig.RoleController, a.s.controller, ctlItems))
+	case err != nil:
+		err = fmt.Errorf("reading VM %s: %w", ctlName, err)
+	case !a.owned(ctl):
+		err = a.notOurs(ctl)
+	default:
+		previous = metadataMap(ctl.GetMetadata())[clusterconfig.ClusterKey]
+		_, err = a.update(ctx, ctl, ctlItems, a.s.vmLabels(clusterconfig.RoleController))
+	}
+	if err != nil {
+		return res, err
+	}
+
+	waitLogins, err := a.applyLogins(ctx, loginItems, recreateLogins)
+	if err != nil {
+		return res, err
+	}
+
+	err = a.waitAll(ctx, ctlName, expectCluster(cluster, ctlItems[clusterconfig.ClusterKey]), waitLogins)
+	var rejected *ConfigRejectedError
+	if errors.As(err, &rejected) && previous != "" {
+		// The controller runs the previous configuration; put it back in metadata so that the
+		// state, the next plan and partitions all see what really runs.
+		if rerr := a.restoreCluster(ctx, ctlName, ctlItems[clusterconfig.ClusterKey], previous); rerr != nil {
+			err = fmt.Errorf("%w\n\nRestoring the previous cluster configuration in the controller's metadata failed too: %v", err, rerr)
+		}
+	}
+	return res, err
+}
+
+// restoreCluster writes the previous cluster config back, unless someone else changed the value.
+func (a *applier) restoreCluster(ctx context.Context, vm, rejected, previous string) error {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), defaultRestoreTimeout)
+	defer cancel()
+	return a.setMetadata(rctx, vm, nil, func(cur map[string]string) map[string]string {
+		if cur[clusterconfig.ClusterKey] == rejected {
+			cur[clusterconfig.ClusterKey] = previous
+		}
+		return cur
+	})
+}
+
+// applyLogins converges the login VMs and returns the ones to wait for.
+func (a *applier) applyLogins(ctx context.Context, items map[string]string, recreate bool) ([]string, error) {
+	existing, err := a.logins(ctx)
+	if err != nil {
+		return nil, err
+	}
+	labels := a.s.vmLabels(clusterconfig.RoleLogin)
+	var (
+		want []int
+		gone []string
+	)
+	for i := range a.s.loginCount {
+		want = append(want, i)
+	}
+	for _, i := range sortedIndexes(existing) {
+		if i >= a.s.loginCount {
+			gone = append(gone, existing[i].GetName())
+		}
+	}
+	err = parallel(want, func(i int) error {
+		name := a.s.loginName(i)
+		cur := existing[i]
+		if cur != nil && recreate {
+			if err := a.remove(ctx, name); err != nil {
+				return err
+			}
+			cur = nil
+		}
+		if cur == nil {
+			_, err := a.create(ctx, a.instance(name, clusterconfig.RoleLogin, a.s.login, items))
+			return err
+		}
+		_, err := a.update(ctx, cur, items, maps.Clone(labels))
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := parallel(gone, func(name string) error { return a.remove(ctx, name) }); err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, i := range want {
+		names = append(names, a.s.loginName(i))
+	}
+	return names, nil
+}
+
+// waitAll waits for the controller and the login VMs together. The first failure ends every wait
+// (a login VM waits for the controller's munge key, so it would only time out after a controller
+// failure); the controller's own error comes first in the message.
+func (a *applier) waitAll(ctx context.Context, ctlName string, expect expectFunc, logins []string) error {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	vms := append([]string{ctlName}, logins...)
+	errs := make([]error, len(vms))
+	_ = parallel(indexes(len(vms)), func(i int) error {
+		var e expectFunc
+		if i == 0 {
+			e = expect
+		}
+		if err := a.waitReady(wctx, vms[i], e); err != nil {
+			errs[i] = err
+			cancel()
+		}
+		return nil
+	})
+	var out []error
+	for _, err := range errs {
+		// A wait cut short because another VM failed adds nothing.
+		if err != nil && !errors.Is(err, errWaitCut) {
+			out = append(out, err)
+		}
+	}
+	return errors.Join(out...)
+}
+
+func indexes(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// destroy deletes the login VMs and then the controller. Filestore and Lustre are never touched:
+// their data outlives the cluster.
+func (a *applier) destroy(ctx context.Context) error {
+	existing, err := a.logins(ctx)
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, i := range sortedIndexes(existing) {
+		names = append(names, existing[i].GetName())
+	}
+	if err := parallel(names, func(n string) error { return a.remove(ctx, n) }); err != nil {
+		return err
+	}
+	ctl, err := a.get(ctx, a.s.controllerName())
+	if gcp.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !a.owned(ctl) {
+		return nil // not this cluster's: leave it alone
+	}
+	return a.remove(ctx, ctl.GetName())
+}

@@ -1,0 +1,77 @@
+package trainingcluster_test
+
+import (
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/acctest"
+)
+
+// Bad input is refused at plan time, names the attribute, and never reaches the API.
+func TestAccTrainingCluster_invalidInput(t *testing.T) {
+	env := acctest.New(t)
+	const (
+		home  = "  home = { nfs_source = \"10.0.0.2:/home\" }\n"
+		agent = "  agent = { url = \"file:///opt/hypercompute-agent\", sha256 = \"" +
+			"abababababababababababababababababababababababababababababababab\" }\n"
+		otherZoneFS = "projects/hc-acc-test/locations/us-central1-b/instances/home"
+	)
+	cases := []struct {
+		name, body, want string
+	}{
+		{"name too long for derived VM names", `  name = "a-cluster-name-that-is-far-too-long"` + "\n" + home + agent,
+			`name: cluster name "a-cluster-name-that-is-far-too-long" is 35 characters long; at most 32`},
+		{"uppercase name", `  name = "ML"` + "\n" + home + agent, `name: cluster name "ML" is invalid`},
+		{"too many login VMs", `  name = "hc"` + "\n" + home + agent + "  login = { count = 17 }\n", `login\.count value must be between 0 and 16, got: 17`},
+		{"machine type not offered in the zone", `  name = "hc"` + "\n" + home + agent + "  controller = { machine_type = \"g2-standard-4\" }\n  zone = \"us-central1-f\"\n",
+			`controller\.machine_type: machine type g2-standard-4 is not offered in zone us-central1-f`},
+		{"unknown login machine type", `  name = "hc"` + "\n" + home + agent + "  login = { machine_type = \"n9-standard-4\" }\n",
+			`login\.machine_type: .*n9-standard-4`},
+		{"GPU controller", `  name = "hc"` + "\n" + home + agent + "  controller = { machine_type = \"a3-highgpu-8g\" }\n",
+			`controller\.machine_type: a3-highgpu-8g is a GPU or Arm machine type`},
+		{"extra setting the product manages", `  name = "hc"` + "\n" + home + agent + "  slurm = { extra = { SlurmctldPort = \"7000\" } }\n",
+			`slurm\.extra: .*SlurmctldPort`},
+		{"extra setting Slurm does not know", `  name = "hc"` + "\n" + home + agent + "  slurm = { extra = { MaxJobCnt = \"20000\" } }\n",
+			`slurm\.extra: .*MaxJobCnt`},
+		{"prolog without interpreter", `  name = "hc"` + "\n" + home + agent + "  slurm = { prolog = \"echo hi\" }\n",
+			`slurm\.prolog: the script must start with an interpreter line`},
+		{"both home sources", `  name = "hc"` + "\n" + agent + "  home = {\n    nfs_source = \"10.0.0.2:/home\"\n    filestore = \"" + otherZoneFS + "\"\n  }\n",
+			`home: set exactly one of home\.filestore`},
+		{"Filestore in another zone", `  name = "hc"` + "\n" + agent + "  home = { filestore = \"" + otherZoneFS + "\" }\n",
+			`home\.filestore: Filestore instance .*home is in us-central1-b, but the cluster's VMs are in zone us-central1-a`},
+		{"Lustre in another zone", `  name = "hc"` + "\n" + home + agent + "  lustre = { instance = \"projects/hc-acc-test/locations/us-east1-b/instances/scratch\" }\n",
+			`lustre\.instance: Managed Lustre instance .*scratch is in us-east1-b, but the cluster's VMs are in zone us-central1-a`},
+		{"malformed NFS source", `  name = "hc"` + "\n" + agent + "  home = { nfs_source = \"nfs.example.com:/home\" }\n",
+			`home\.nfs_source: "nfs\.example\.com:/home" is not an NFS source`},
+		{"bucket mounted inside Lustre", `  name = "hc"` + "\n" + home + agent + "  lustre = { mount_source = \"10.0.0.3@tcp:/lfs\" }\n" +
+			"  buckets = [{ bucket = \"ml-data\", mount_path = \"/lustre/data\", profile = \"training\" }]\n",
+			`buckets: mount point /lustre/data lies inside /lustre`},
+		{"subnet in another region", `  name = "hc"` + "\n" + home + agent + "  subnet = \"projects/hc-acc-test/regions/us-east1/subnetworks/hc-net-subnet\"\n",
+			`subnet: .* is in region us-east1, but zone us-central1-a is in region us-central1`},
+		{"reserved label", `  name = "hc"` + "\n" + home + agent + "  labels = { hypercompute-role = \"x\" }\n",
+			`labels: "hypercompute-role" is set by the provider`},
+		{"no agent on a development build", `  name = "hc"` + "\n" + home, `agent: this is a development build of the provider`},
+		{"bad agent digest", `  name = "hc"` + "\n" + home + "  agent = { url = \"file:///opt/agent\", sha256 = \"abc\" }\n",
+			`agent sha256 "abc" is invalid`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: factories,
+				Steps: []resource.TestStep{{
+					Config: env.Config(`
+resource "hypercompute_training_cluster" "test" {
+  network = "hc-net"
+` + tc.body + `}
+`),
+					PlanOnly:    true,
+					ExpectError: acctest.ErrorMatching(tc.want),
+				}},
+			})
+		})
+	}
+	if n := env.Calls().Total; n != 0 {
+		t.Fatalf("invalid configurations made %d API calls; want 0: %v", n, env.Calls().Methods)
+	}
+}

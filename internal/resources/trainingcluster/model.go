@@ -1,0 +1,132 @@
+package trainingcluster
+
+import (
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+// model is the resource's Terraform data. Nested blocks stay types.Object so that plan-time code
+// can tell null (defaulted) from unknown (another resource's output) from set.
+type model struct {
+	ID                 types.String   `tfsdk:"id"`
+	Name               types.String   `tfsdk:"name"`
+	Project            types.String   `tfsdk:"project"`
+	Zone               types.String   `tfsdk:"zone"`
+	Network            types.String   `tfsdk:"network"`
+	Subnet             types.String   `tfsdk:"subnet"`
+	Home               types.Object   `tfsdk:"home"`
+	Lustre             types.Object   `tfsdk:"lustre"`
+	Buckets            types.List     `tfsdk:"buckets"`
+	Controller         types.Object   `tfsdk:"controller"`
+	Login              types.Object   `tfsdk:"login"`
+	Slurm              types.Object   `tfsdk:"slurm"`
+	OSLogin            types.Bool     `tfsdk:"os_login"`
+	ServiceAccount     types.Object   `tfsdk:"service_account"`
+	EnablePublicIPs    types.Bool     `tfsdk:"enable_public_ips"`
+	ShieldedVM         types.Bool     `tfsdk:"shielded_vm"`
+	Labels             types.Map      `tfsdk:"labels"`
+	EffectiveLabels    types.Map      `tfsdk:"effective_labels"`
+	DeletionProtection types.Bool     `tfsdk:"deletion_protection"`
+	Agent              types.Object   `tfsdk:"agent"`
+	LoginNodes         types.List     `tfsdk:"login_nodes"`
+	SSHCommand         types.String   `tfsdk:"ssh_command"`
+	SlurmrestdEndpoint types.String   `tfsdk:"slurmrestd_endpoint"`
+	ConfigHash         types.String   `tfsdk:"config_hash"`
+	Timeouts           timeouts.Value `tfsdk:"timeouts"`
+}
+
+type homeModel struct {
+	Filestore  types.String `tfsdk:"filestore"`
+	NFSSource  types.String `tfsdk:"nfs_source"`
+	NFSVersion types.String `tfsdk:"nfs_version"`
+	NConnect   types.Int64  `tfsdk:"nconnect"`
+}
+
+type lustreModel struct {
+	Instance    types.String `tfsdk:"instance"`
+	MountSource types.String `tfsdk:"mount_source"`
+	MountPath   types.String `tfsdk:"mount_path"`
+}
+
+type bucketModel struct {
+	Bucket    types.String `tfsdk:"bucket"`
+	MountPath types.String `tfsdk:"mount_path"`
+	Profile   types.String `tfsdk:"profile"`
+	CacheDir  types.String `tfsdk:"cache_dir"`
+}
+
+type bootDiskModel struct {
+	SizeGB types.Int64  `tfsdk:"size_gb"`
+	Type   types.String `tfsdk:"type"`
+}
+
+type controllerModel struct {
+	MachineType types.String `tfsdk:"machine_type"`
+	BootDisk    types.Object `tfsdk:"boot_disk"`
+	Image       types.String `tfsdk:"image"`
+	Name        types.String `tfsdk:"name"`
+	InternalIP  types.String `tfsdk:"internal_ip"`
+	SelfLink    types.String `tfsdk:"self_link"`
+}
+
+type loginModel struct {
+	Count       types.Int64  `tfsdk:"count"`
+	MachineType types.String `tfsdk:"machine_type"`
+	BootDisk    types.Object `tfsdk:"boot_disk"`
+	Image       types.String `tfsdk:"image"`
+}
+
+type slurmModel struct {
+	ClusterName         types.String `tfsdk:"cluster_name"`
+	SchedulerParameters types.List   `tfsdk:"scheduler_parameters"`
+	Prolog              types.String `tfsdk:"prolog"`
+	Epilog              types.String `tfsdk:"epilog"`
+	Extra               types.Map    `tfsdk:"extra"`
+	SuspendTime         types.Int64  `tfsdk:"suspend_time"`
+	ResumeTimeout       types.Int64  `tfsdk:"resume_timeout"`
+}
+
+type serviceAccountModel struct {
+	Email  types.String `tfsdk:"email"`
+	Scopes types.List   `tfsdk:"scopes"`
+}
+
+type agentModel struct {
+	URL     types.String `tfsdk:"url"`
+	SHA256  types.String `tfsdk:"sha256"`
+	Version types.String `tfsdk:"version"`
+}
+
+type loginNodeModel struct {
+	Name       types.String `tfsdk:"name"`
+	InternalIP types.String `tfsdk:"internal_ip"`
+}
+
+var (
+	bootDiskAttrTypes = map[string]attr.Type{"size_gb": types.Int64Type, "type": types.StringType}
+	bootDiskType      = types.ObjectType{AttrTypes: bootDiskAttrTypes}
+	homeAttrTypes     = map[string]attr.Type{
+		"filestore": types.StringType, "nfs_source": types.StringType, "nfs_version": types.StringType, "nconnect": types.Int64Type,
+	}
+	lustreAttrTypes = map[string]attr.Type{"instance": types.StringType, "mount_source": types.StringType, "mount_path": types.StringType}
+	bucketAttrTypes = map[string]attr.Type{
+		"bucket": types.StringType, "mount_path": types.StringType, "profile": types.StringType, "cache_dir": types.StringType,
+	}
+	controllerAttrTypes = map[string]attr.Type{
+		"machine_type": types.StringType, "boot_disk": bootDiskType, "image": types.StringType,
+		"name": types.StringType, "internal_ip": types.StringType, "self_link": types.StringType,
+	}
+	loginAttrTypes = map[string]attr.Type{
+		"count": types.Int64Type, "machine_type": types.StringType, "boot_disk": bootDiskType, "image": types.StringType,
+	}
+	slurmAttrTypes = map[string]attr.Type{
+		"cluster_name": types.StringType, "scheduler_parameters": types.ListType{ElemType: types.StringType},
+		"prolog": types.StringType, "epilog": types.StringType, "extra": types.MapType{ElemType: types.StringType},
+		"suspend_time": types.Int64Type, "resume_timeout": types.Int64Type,
+	}
+	serviceAccountAttrTypes = map[string]attr.Type{"email": types.StringType, "scopes": types.ListType{ElemType: types.StringType}}
+	agentAttrTypes          = map[string]attr.Type{"url": types.StringType, "sha256": types.StringType, "version": types.StringType}
+	loginNodeAttrTypes      = map[string]attr.Type{"name": types.StringType, "internal_ip": types.StringType}
+	loginNodeType           = types.ObjectType{AttrTypes: loginNodeAttrTypes}
+)

@@ -1,0 +1,352 @@
+package trainingcluster
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"strings"
+
+	"cloud.google.com/go/compute/apiv1/computepb"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/providerdata"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
+)
+
+// observed is the cluster as the cloud holds it.
+type observed struct {
+	ctl    *computepb.Instance // nil: the controller is gone
+	logins map[int]*computepb.Instance
+	report report
+	// cluster is the controller's cluster config; nil when it is missing or unreadable.
+	cluster *clusterconfig.Cluster
+}
+
+// observe reads the controller, its report and config, and the login VMs.
+func (a *applier) observe(ctx context.Context) (observed, error) {
+	var o observed
+	ctl, err := a.get(ctx, a.s.controllerName())
+	if gcp.IsNotFound(err) {
+		return o, nil
+	}
+	if err != nil {
+		return o, fmt.Errorf("reading VM %s: %w", a.s.controllerName(), err)
+	}
+	if !a.owned(ctl) {
+		// A VM of the controller's name that is not this cluster's: the cluster is gone.
+		return o, nil
+	}
+	o.ctl = ctl
+	if o.logins, err = a.logins(ctx); err != nil {
+		return o, err
+	}
+	if o.report, err = a.readReport(ctx, ctl.GetName()); err != nil {
+		return o, fmt.Errorf("reading the guest attributes of VM %s: %w", ctl.GetName(), err)
+	}
+	if v, ok := metadataMap(ctl.GetMetadata())[clusterconfig.ClusterKey]; ok {
+		if c, err := clusterconfig.DecodeCluster([]byte(v)); err == nil {
+			o.cluster = &c
+		}
+	}
+	return o, nil
+}
+
+// fillOutputs sets the attributes only the cloud knows after an apply — IPs, the login VMs, the
+// applied config hash, the resolved NFS version — leaving everything the plan knew as planned.
+// Values still unknown (an apply that failed half-way) become empty so the state is whole.
+func fillOutputs(ctx context.Context, m *model, o observed, res applyResult) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if o.ctl != nil {
+		m.SlurmrestdEndpoint = types.StringValue(endpoint(internalIP(o.ctl)))
+	} else if m.SlurmrestdEndpoint.IsUnknown() {
+		m.SlurmrestdEndpoint = types.StringValue("")
+	}
+	m.ConfigHash = types.StringValue(o.report.hash)
+
+	ctl, _ := readObject[controllerModel](ctx, m.Controller, &diags)
+	ctl.InternalIP = types.StringValue("")
+	if o.ctl != nil {
+		ctl.InternalIP = types.StringValue(internalIP(o.ctl))
+		ctl.SelfLink = types.StringValue(o.ctl.GetSelfLink())
+	}
+	var d diag.Diagnostics
+	m.Controller, d = types.ObjectValueFrom(ctx, controllerAttrTypes, ctl)
+	diags.Append(d...)
+
+	m.LoginNodes, d = loginNodesValue(ctx, o.logins)
+	diags.Append(d...)
+
+	if home, ok := readObject[homeModel](ctx, m.Home, &diags); ok && home.NFSVersion.IsUnknown() {
+		home.NFSVersion = types.StringNull()
+		if res.mounts != nil {
+			home.NFSVersion = types.StringValue(res.mounts.Home.Version)
+		}
+		m.Home, d = types.ObjectValueFrom(ctx, homeAttrTypes, home)
+		diags.Append(d...)
+	}
+	return diags
+}
+
+func endpoint(ip string) string {
+	if ip == "" {
+		return ""
+	}
+	return fmt.Sprintf("http://%s:%d", ip, clusterconfig.SlurmrestdPort)
+}
+
+func loginNodesValue(ctx context.Context, logins map[int]*computepb.Instance) (types.List, diag.Diagnostics) {
+	nodes := []loginNodeModel{}
+	for _, i := range sortedIndexes(logins) {
+		nodes = append(nodes, loginNodeModel{Name: types.StringValue(logins[i].GetName()), InternalIP: types.StringValue(internalIP(logins[i]))})
+	}
+	return types.ListValueFrom(ctx, loginNodeType, nodes)
+}
+
+// flatten sets every attribute from the cloud, for Read and import: the controller VM itself
+// (machine type, network, labels, public IPs, shielded VM, OS Login), the login VMs that exist (so
+// one deleted by hand shows as a change of login.count), and the cluster config in the controller's
+// metadata (mounts, Slurm settings, shapes, agent). prior supplies the forms the configuration
+// wrote values in and what the cloud does not hold (deletion_protection, timeouts).
+func flatten(ctx context.Context, p *providerdata.Data, m *model, o observed) diag.Diagnostics {
+	var diags diag.Diagnostics
+	project := m.Project.ValueString()
+	ctl := o.ctl
+	md := metadataMap(ctl.GetMetadata())
+	if o.cluster == nil || o.cluster.Cloud == nil {
+		if m.Network.IsNull() {
+			diags.AddError("Not a hypercompute cluster",
+				fmt.Sprintf("VM %s carries no readable %s metadata; it was not created by hypercompute_training_cluster and cannot be imported", ctl.GetName(), clusterconfig.ClusterKey))
+			return diags
+		}
+		diags.AddWarning("Cluster configuration missing",
+			fmt.Sprintf("The %s metadata of VM %s is missing or unreadable; the next apply writes it again.", clusterconfig.ClusterKey, ctl.GetName()))
+	}
+
+	var nic *computepb.NetworkInterface
+	if nics := ctl.GetNetworkInterfaces(); len(nics) > 0 {
+		nic = nics[0]
+	}
+	if api := nic.GetNetwork(); api != "" && !(!m.Network.IsNull() && tfutil.SameNetwork(m.Network.ValueString(), api, project)) {
+		m.Network = types.StringValue(tfutil.NetworkRef(api, project))
+	}
+	if api := nic.GetSubnetwork(); api != "" && subnetSelfLink(m.Subnet.ValueString()) != subnetSelfLink(api) {
+		m.Subnet = types.StringValue(subnetSelfLink(api))
+	}
+	m.EnablePublicIPs = types.BoolValue(len(nic.GetAccessConfigs()) > 0)
+	m.ShieldedVM = types.BoolValue(ctl.GetShieldedInstanceConfig().GetEnableSecureBoot())
+	m.OSLogin = types.BoolValue(strings.EqualFold(md[osLoginKey], "true"))
+
+	if m.DeletionProtection.IsNull() || m.DeletionProtection.IsUnknown() {
+		m.DeletionProtection = types.BoolValue(true)
+	}
+	own := maps.Clone(ctl.GetLabels())
+	delete(own, labelCluster)
+	delete(own, labelRole)
+	labels, _, d := tfutil.ReadLabels(ctx, p, own, m.Labels)
+	diags.Append(d...)
+	m.Labels = labels
+	m.EffectiveLabels, d = types.MapValueFrom(ctx, types.StringType, nonNilMap(ctl.GetLabels()))
+	diags.Append(d...)
+
+	var prior controllerModel
+	if !m.Controller.IsNull() && !m.Controller.IsUnknown() {
+		diags.Append(m.Controller.As(ctx, &prior, tfutil.ObjectOpts)...)
+	}
+	cm := controllerModel{
+		MachineType: types.StringValue(lastSegment(ctl.GetMachineType())),
+		BootDisk:    prior.BootDisk, Image: prior.Image,
+		Name: types.StringValue(ctl.GetName()), InternalIP: types.StringValue(internalIP(ctl)), SelfLink: types.StringValue(ctl.GetSelfLink()),
+	}
+	if c := o.cluster; c != nil && c.Cloud != nil {
+		cm.BootDisk, cm.Image = bootDiskValue(c.Cloud.Controller), types.StringValue(c.Cloud.Controller.Image)
+		diags.Append(flattenCluster(ctx, m, *c, len(o.logins))...)
+	} else if !m.Login.IsNull() {
+		var lm loginModel
+		diags.Append(m.Login.As(ctx, &lm, tfutil.ObjectOpts)...)
+		lm.Count = types.Int64Value(int64(len(o.logins)))
+		m.Login, d = types.ObjectValueFrom(ctx, loginAttrTypes, lm)
+		diags.Append(d...)
+	}
+	if cm.BootDisk.IsNull() || cm.BootDisk.IsUnknown() {
+		cm.BootDisk = bootDiskDefault()
+	}
+	if cm.Image.IsNull() || cm.Image.IsUnknown() {
+		cm.Image = types.StringValue(defaultImage)
+	}
+	m.Controller, d = types.ObjectValueFrom(ctx, controllerAttrTypes, cm)
+	diags.Append(d...)
+
+	m.LoginNodes, d = loginNodesValue(ctx, o.logins)
+	diags.Append(d...)
+	m.SSHCommand = types.StringValue(sshCommand(m.Name.ValueString(), m.Zone.ValueString(), len(o.logins) > 0 && o.logins[0] != nil))
+	m.SlurmrestdEndpoint = types.StringValue(endpoint(internalIP(ctl)))
+	m.ConfigHash = types.StringValue(o.report.hash)
+	return diags
+}
+
+func nonNilMap(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
+}
+
+func bootDiskValue(sh clusterconfig.VMShape) types.Object {
+	size, typ := sh.DiskSizeGB, sh.DiskType
+	if size == 0 {
+		size = defaultBootDiskGB
+	}
+	if typ == "" {
+		typ = defaultBootDiskType
+	}
+	return types.ObjectValueMust(bootDiskAttrTypes, map[string]attr.Value{"size_gb": types.Int64Value(int64(size)), "type": types.StringValue(typ)})
+}
+
+// flattenCluster sets what the controller's cluster config holds.
+func flattenCluster(ctx context.Context, m *model, c clusterconfig.Cluster, logins int) diag.Diagnostics {
+	var diags, d diag.Diagnostics
+	cloud := c.Cloud
+	h := c.Mounts.Home
+	home := homeModel{
+		Filestore: types.StringNull(), NFSSource: types.StringNull(),
+		NFSVersion: types.StringValue(h.Version), NConnect: types.Int64Value(int64(h.NConnect)),
+	}
+	if h.Version == "" {
+		home.NFSVersion = types.StringValue("3")
+	}
+	if h.NConnect == 0 {
+		home.NConnect = types.Int64Value(clusterconfig.DefaultNFSNConnect)
+	}
+	if cloud.HomeFilestore != "" {
+		home.Filestore = types.StringValue(cloud.HomeFilestore)
+	} else {
+		home.NFSSource = types.StringValue(h.Source())
+	}
+	m.Home, d = types.ObjectValueFrom(ctx, homeAttrTypes, home)
+	diags.Append(d...)
+
+	m.Lustre = types.ObjectNull(lustreAttrTypes)
+	if l := c.Mounts.Lustre; l != nil {
+		lm := lustreModel{Instance: types.StringNull(), MountSource: types.StringNull(), MountPath: types.StringValue(l.MountPoint)}
+		if l.MountPoint == "" {
+			lm.MountPath = types.StringValue(clusterconfig.DefaultLustreMountPoint)
+		}
+		if cloud.LustreInstance != "" {
+			lm.Instance = types.StringValue(cloud.LustreInstance)
+		} else {
+			lm.MountSource = types.StringValue(l.Source())
+		}
+		m.Lustre, d = types.ObjectValueFrom(ctx, lustreAttrTypes, lm)
+		diags.Append(d...)
+	}
+
+	if len(c.Mounts.Buckets) == 0 {
+		if m.Buckets.IsNull() || m.Buckets.IsUnknown() || len(m.Buckets.Elements()) > 0 {
+			m.Buckets = types.ListNull(types.ObjectType{AttrTypes: bucketAttrTypes})
+		}
+	} else {
+		var bs []bucketModel
+		for _, b := range c.Mounts.Buckets {
+			bm := bucketModel{Bucket: types.StringValue(b.Bucket), MountPath: types.StringValue(b.MountPoint), Profile: types.StringValue(b.Profile), CacheDir: types.StringNull()}
+			if b.CacheDir != "" {
+				bm.CacheDir = types.StringValue(b.CacheDir)
+			}
+			bs = append(bs, bm)
+		}
+		m.Buckets, d = types.ListValueFrom(ctx, types.ObjectType{AttrTypes: bucketAttrTypes}, bs)
+		diags.Append(d...)
+	}
+
+	lm := loginModel{
+		Count: types.Int64Value(int64(logins)), MachineType: types.StringValue(cloud.Login.MachineType),
+		BootDisk: bootDiskValue(cloud.Login), Image: types.StringValue(cloud.Login.Image),
+	}
+	m.Login, d = types.ObjectValueFrom(ctx, loginAttrTypes, lm)
+	diags.Append(d...)
+
+	var prior slurmModel
+	if !m.Slurm.IsNull() && !m.Slurm.IsUnknown() {
+		diags.Append(m.Slurm.As(ctx, &prior, tfutil.ObjectOpts)...)
+	}
+	sl := slurmModel{
+		ClusterName:         types.StringValue(c.Name),
+		SchedulerParameters: listOrNull(ctx, c.Slurm.SchedulerParameters, prior.SchedulerParameters, &diags),
+		Prolog:              stringOrNull(c.Slurm.Prolog),
+		Epilog:              stringOrNull(c.Slurm.Epilog),
+		Extra:               mapOrNull(ctx, c.Slurm.Extra, prior.Extra, &diags),
+		SuspendTime:         intOrNull(c.Slurm.SuspendTime),
+		ResumeTimeout:       intOrNull(c.Slurm.ResumeTimeout),
+	}
+	m.Slurm, d = types.ObjectValueFrom(ctx, slurmAttrTypes, sl)
+	diags.Append(d...)
+
+	email := cloud.ServiceAccount
+	if email == "" {
+		email = "default"
+	}
+	scopes, d := types.ListValueFrom(ctx, types.StringType, nonNilSlice(cloud.Scopes))
+	diags.Append(d...)
+	m.ServiceAccount, d = types.ObjectValueFrom(ctx, serviceAccountAttrTypes, serviceAccountModel{Email: types.StringValue(email), Scopes: scopes})
+	diags.Append(d...)
+
+	if a, err := c.AgentFor(catalog.ArchX86); err == nil {
+		m.Agent, d = types.ObjectValueFrom(ctx, agentAttrTypes, agentModel{URL: types.StringValue(a.URL), SHA256: types.StringValue(a.SHA256), Version: types.StringValue(a.Version)})
+		diags.Append(d...)
+	}
+	return diags
+}
+
+func nonNilSlice(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func stringOrNull(s string) types.String {
+	if s == "" {
+		return types.StringNull()
+	}
+	return types.StringValue(s)
+}
+
+func intOrNull(v int) types.Int64 {
+	if v == 0 {
+		return types.Int64Null()
+	}
+	return types.Int64Value(int64(v))
+}
+
+// listOrNull keeps an empty list the configuration wrote as empty rather than turning it null.
+func listOrNull(ctx context.Context, v []string, prior types.List, diags *diag.Diagnostics) types.List {
+	if len(v) == 0 && (prior.IsNull() || prior.IsUnknown() || len(prior.Elements()) > 0) {
+		return types.ListNull(types.StringType)
+	}
+	l, d := types.ListValueFrom(ctx, types.StringType, nonNilSlice(v))
+	diags.Append(d...)
+	return l
+}
+
+func mapOrNull(ctx context.Context, v map[string]string, prior types.Map, diags *diag.Diagnostics) types.Map {
+	if len(v) == 0 && (prior.IsNull() || prior.IsUnknown() || len(prior.Elements()) > 0) {
+		return types.MapNull(types.StringType)
+	}
+	m, d := types.MapValueFrom(ctx, types.StringType, nonNilMap(v))
+	diags.Append(d...)
+	return m
+}
+
+// sshCommand is how a user reaches the cluster: the first login VM, or the controller when the
+// cluster has none, through Identity-Aware Proxy (the VMs have no public IPs by default).
+func sshCommand(cluster, zone string, hasLogin bool) string {
+	vm := clusterconfig.ControllerName(cluster)
+	if hasLogin {
+		vm = clusterconfig.LoginName(cluster, 0)
+	}
+	return fmt.Sprintf("gcloud compute ssh %s --zone %s --tunnel-through-iap", vm, zone)
+}

@@ -1,0 +1,206 @@
+// Package trainingcluster implements hypercompute_training_cluster: a Slurm cluster's controller
+// and login VMs, their bootstrap payload, and the cluster's Slurm settings.
+package trainingcluster
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
+)
+
+// A create boots the controller and the login VMs and waits for the agent's ready report; an
+// update waits for the controller to apply the new configuration.
+const (
+	defaultCreateTimeout = 30 * time.Minute
+	defaultUpdateTimeout = 20 * time.Minute
+	defaultDeleteTimeout = 20 * time.Minute
+)
+
+// what names the resource in messages: "training cluster <name>".
+const what = "training cluster"
+
+type clusterResource struct {
+	tfutil.Base
+}
+
+var (
+	_ resource.ResourceWithConfigure   = (*clusterResource)(nil)
+	_ resource.ResourceWithImportState = (*clusterResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*clusterResource)(nil)
+)
+
+// NewResource is registered by the provider.
+func NewResource() resource.Resource {
+	return &clusterResource{Base: tfutil.Base{TypeSuffix: "_training_cluster"}}
+}
+
+func (r *clusterResource) applier(s *spec) *applier { return &applier{c: r.Provider.Clients, s: s} }
+
+func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan model
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := tfutil.Deadline(ctx, plan.Timeouts.Create, defaultCreateTimeout, &resp.Diagnostics)
+	defer cancel()
+	s, diags := specFrom(ctx, &plan)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	a := r.applier(s)
+	res, err := a.apply(ctx, false)
+	if err != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("Unable to create %s %s", what, s.name), err.Error())
+	}
+	// Read back with a fresh context: a create that timed out must still record the VMs it made.
+	rctx, rcancel := tfutil.Detached(ctx)
+	defer rcancel()
+	o, oerr := a.observe(rctx)
+	if oerr != nil {
+		resp.Diagnostics.AddError("Unable to read "+what+" "+s.name, oerr.Error())
+		return
+	}
+	if o.ctl == nil && len(o.logins) == 0 {
+		if err == nil {
+			resp.Diagnostics.AddError(what+" vanished", fmt.Sprintf("the controller of %s was created but cannot be read back", s.name))
+		}
+		return // nothing to record: nothing exists
+	}
+	if err != nil {
+		// Terraform taints what a failed create recorded, so the next apply replaces it; a cluster
+		// that never came up holds nothing to protect, so that replacement is not refused.
+		plan.DeletionProtection = types.BoolValue(false)
+	}
+	resp.Diagnostics.Append(fillOutputs(ctx, &plan, o, res)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state model
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := tfutil.Deadline(ctx, plan.Timeouts.Update, defaultUpdateTimeout, &resp.Diagnostics)
+	defer cancel()
+	s, diags := specFrom(ctx, &plan)
+	resp.Diagnostics.Append(diags...)
+	prior, diags := specFrom(ctx, &state)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	a := r.applier(s)
+	recreate := prior.login != s.login
+	res, err := a.apply(ctx, recreate)
+	rctx, rcancel := tfutil.Detached(ctx)
+	defer rcancel()
+	o, oerr := a.observe(rctx)
+	if oerr != nil {
+		resp.Diagnostics.AddError("Unable to read "+what+" "+s.name, oerr.Error())
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("Unable to update %s %s", what, s.name), err.Error())
+		if o.ctl == nil {
+			// The controller vanished meanwhile: keep the prior state; the next refresh drops it.
+			resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+			return
+		}
+		// Record what really runs (a rejected Slurm configuration was put back, login VMs may be
+		// half-changed), so the next plan shows what is still to do.
+		resp.Diagnostics.Append(flatten(ctx, r.Provider, &plan, o)...)
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		return
+	}
+	resp.Diagnostics.Append(fillOutputs(ctx, &plan, o, res)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *clusterResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state model
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	s := &spec{name: state.Name.ValueString(), project: state.Project.ValueString(), zone: state.Zone.ValueString()}
+	o, err := r.applier(s).observe(ctx)
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to read "+what+" "+s.name, err.Error())
+		return
+	}
+	if o.ctl == nil {
+		// The controller is gone: the cluster is, whatever login VMs remain (the next apply's
+		// replacement adopts them).
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	state.ID = types.StringValue(clusterID(s.project, s.zone, s.name))
+	resp.Diagnostics.Append(flatten(ctx, r.Provider, &state, o)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *clusterResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state model
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if state.DeletionProtection.ValueBool() {
+		tfutil.RefuseProtectedDelete(&resp.Diagnostics, what, state.ID.ValueString())
+		return
+	}
+	ctx, cancel := tfutil.Deadline(ctx, state.Timeouts.Delete, defaultDeleteTimeout, &resp.Diagnostics)
+	defer cancel()
+	s := &spec{name: state.Name.ValueString(), project: state.Project.ValueString(), zone: state.Zone.ValueString()}
+	if err := r.applier(s).destroy(ctx); err != nil {
+		resp.Diagnostics.AddError("Unable to delete "+what+" "+s.name, err.Error())
+	}
+}
+
+// ImportState accepts projects/{project}/zones/{zone}/clusters/{name}, {project}/{zone}/{name},
+// {zone}/{name} or {name} (the provider's project and zone fill what is missing).
+func (r *clusterResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	var project, zone, name string
+	if r.Provider != nil {
+		project, zone = r.Provider.Project, r.Provider.Zone
+	}
+	parts := strings.Split(req.ID, "/")
+	switch {
+	case len(parts) == 6 && parts[0] == "projects" && parts[2] == "zones" && parts[4] == "clusters":
+		project, zone, name = parts[1], parts[3], parts[5]
+	case len(parts) == 3:
+		project, zone, name = parts[0], parts[1], parts[2]
+	case len(parts) == 2:
+		zone, name = parts[0], parts[1]
+	case len(parts) == 1:
+		name = parts[0]
+	default:
+		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("expected projects/{project}/zones/{zone}/clusters/{name}, {project}/{zone}/{name}, {zone}/{name} or {name}; got %q", req.ID))
+		return
+	}
+	if err := clusterconfig.ValidateClusterName(name); err != nil || project == "" || catalog.ValidateZone(zone) != nil {
+		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("cannot import %q: need a valid cluster name, a known zone and a project (from the ID or the provider)", req.ID))
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), clusterID(project, zone, name))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("project"), project)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("zone"), zone)...)
+}

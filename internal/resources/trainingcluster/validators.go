@@ -1,0 +1,34 @@
+package trainingcluster
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
+)
+
+// parseSubnet reads a subnet given as a self link or projects/{p}/regions/{r}/subnetworks/{n}.
+func parseSubnet(ref string) (project, region, name string, err error) {
+	rel := strings.TrimPrefix(strings.TrimPrefix(ref, tfutil.ComputeV1), "https://compute.googleapis.com/compute/v1/")
+	parts := strings.Split(rel, "/")
+	if len(parts) != 6 || parts[0] != "projects" || parts[1] == "" || parts[2] != "regions" || parts[4] != "subnetworks" {
+		return "", "", "", fmt.Errorf("%q is not a subnet self link or projects/{project}/regions/{region}/subnetworks/{name}", ref)
+	}
+	if !catalog.IsRegion(parts[3]) {
+		return "", "", "", fmt.Errorf("%q names region %q, which is not known", ref, parts[3])
+	}
+	if err := catalog.ValidateResourceName(parts[5]); err != nil {
+		return "", "", "", fmt.Errorf("%q does not name a valid subnet: %v", ref, err)
+	}
+	return parts[1], parts[3], parts[5], nil
+}
+
+func subnetValidator() validator.String {
+	return tfutil.StringCheck{Desc: "a subnet self link", Check: func(s string) error {
+		_, _, _, err := parseSubnet(s)
+		return err
+	}}
+}

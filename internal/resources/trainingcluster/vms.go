@@ -1,0 +1,338 @@
+package trainingcluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	compute "cloud.google.com/go/compute/apiv1"
+	"cloud.google.com/go/compute/apiv1/computepb"
+	"google.golang.org/api/iterator"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
+)
+
+// Metadata flags every VM of the cluster carries.
+const (
+	osLoginKey      = "enable-oslogin"
+	blockSSHKeysKey = "block-project-ssh-keys"
+)
+
+// applier reconciles the cluster's VMs towards one spec.
+type applier struct {
+	c *gcp.Clients
+	s *spec
+}
+
+func (a *applier) wait(ctx context.Context, op *compute.Operation, err error) error {
+	if err != nil {
+		return gcp.Classify(err)
+	}
+	_, err = a.c.WaitCompute(ctx, op)
+	return err
+}
+
+func (a *applier) get(ctx context.Context, vm string) (*computepb.Instance, error) {
+	inst, err := a.c.Instances.Get(ctx, &computepb.GetInstanceRequest{Project: a.s.project, Zone: a.s.zone, Instance: vm})
+	return inst, gcp.Classify(err)
+}
+
+// metadata renders the payload of a VM: the launcher, its node config, the controller's cluster
+// config, and the flags (guest attributes on, OS Login, no project-wide SSH keys).
+func (a *applier) metadata(cluster clusterconfig.Cluster, role clusterconfig.Role) (map[string]string, error) {
+	launcher, err := clusterconfig.RenderLauncher(a.s.agent)
+	if err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
+	node, err := clusterconfig.NewNode(cluster, role, nil)
+	if err != nil {
+		return nil, err
+	}
+	nodeJSON, err := clusterconfig.RenderNodeConfig(node)
+	if err != nil {
+		return nil, err
+	}
+	items := map[string]string{
+		clusterconfig.StartupScriptKey:   string(launcher),
+		clusterconfig.NodeConfigKey:      string(nodeJSON),
+		clusterconfig.GuestAttributesKey: "TRUE",
+		osLoginKey:                       strings.ToUpper(strconv.FormatBool(a.s.osLogin)),
+		blockSSHKeysKey:                  "TRUE",
+	}
+	if role == clusterconfig.RoleController {
+		cj, err := clusterconfig.EncodeCluster(cluster)
+		if err != nil {
+			return nil, err
+		}
+		items[clusterconfig.ClusterKey] = string(cj)
+	}
+	return items, nil
+}
+
+// instance is the Compute instance of one of the cluster's VMs.
+func (a *applier) instance(name string, role clusterconfig.Role, shape clusterconfig.VMShape, items map[string]string) *computepb.Instance {
+	s := a.s
+	nic := &computepb.NetworkInterface{Network: proto.String(s.network), Subnetwork: proto.String(s.subnet)}
+	if s.publicIPs {
+		nic.AccessConfigs = []*computepb.AccessConfig{{Name: proto.String("External NAT"), Type: proto.String("ONE_TO_ONE_NAT")}}
+	}
+	inst := &computepb.Instance{
+		Name:        proto.String(name),
+		MachineType: proto.String(fmt.Sprintf("zones/%s/machineTypes/%s", s.zone, shape.MachineType)),
+		Disks: []*computepb.AttachedDisk{{
+			Boot: proto.Bool(true), AutoDelete: proto.Bool(true), Type: proto.String("PERSISTENT"),
+			InitializeParams: &computepb.AttachedDiskInitializeParams{
+				SourceImage: proto.String(shape.Image),
+				DiskSizeGb:  proto.Int64(int64(shape.DiskSizeGB)),
+				DiskType:    proto.String(fmt.Sprintf("zones/%s/diskTypes/%s", s.zone, shape.DiskType)),
+			},
+		}},
+		NetworkInterfaces: []*computepb.NetworkInterface{nic},
+		Metadata:          &computepb.Metadata{Items: metadataItems(items)},
+		Labels:            s.vmLabels(role),
+		ServiceAccounts:   []*computepb.ServiceAccount{{Email: proto.String(s.serviceAccount), Scopes: slices.Clone(s.scopes)}},
+		Scheduling: &computepb.Scheduling{
+			OnHostMaintenance: proto.String("MIGRATE"), AutomaticRestart: proto.Bool(true),
+		},
+		Description: proto.String(fmt.Sprintf("%s of Slurm cluster %s (hypercompute)", role, s.name)),
+	}
+	if s.shielded {
+		inst.ShieldedInstanceConfig = &computepb.ShieldedInstanceConfig{
+			EnableSecureBoot: proto.Bool(true), EnableVtpm: proto.Bool(true), EnableIntegrityMonitoring: proto.Bool(true),
+		}
+	}
+	return inst
+}
+
+func metadataItems(items map[string]string) []*computepb.Items {
+	keys := slices.Sorted(maps.Keys(items))
+	out := make([]*computepb.Items, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, &computepb.Items{Key: proto.String(k), Value: proto.String(items[k])})
+	}
+	return out
+}
+
+func metadataMap(md *computepb.Metadata) map[string]string {
+	out := map[string]string{}
+	for _, it := range md.GetItems() {
+		out[it.GetKey()] = it.GetValue()
+	}
+	return out
+}
+
+// owned reports whether a VM is one of this cluster's: an existing VM of the same name that is not
+// is never adopted, changed or deleted.
+func (a *applier) owned(inst *computepb.Instance) bool {
+	return inst.GetLabels()[labelCluster] == a.s.name
+}
+
+func (a *applier) notOurs(inst *computepb.Instance) error {
+	return fmt.Errorf("a VM named %s already exists in %s and does not belong to cluster %s (its label %s is %q); delete or rename it, or choose another cluster name",
+		inst.GetName(), a.s.zone, a.s.name, labelCluster, inst.GetLabels()[labelCluster])
+}
+
+// create inserts a VM with a requestId, so a transport retry never creates it twice. A VM that
+// already exists and carries this cluster's label was made by an earlier, interrupted apply: it is
+// adopted and brought to the desired payload.
+func (a *applier) create(ctx context.Context, inst *computepb.Instance) (*computepb.Instance, error) {
+	op, err := a.c.Instances.Insert(ctx, &computepb.InsertInstanceRequest{
+		Project: a.s.project, Zone: a.s.zone, InstanceResource: inst, RequestId: gcp.NewRequestIDPtr(),
+	})
+	err = a.wait(ctx, op, err)
+	if err != nil && !gcp.IsAlreadyExists(err) {
+		return nil, fmt.Errorf("creating VM %s: %w", inst.GetName(), err)
+	}
+	got, gerr := a.get(ctx, inst.GetName())
+	if gerr != nil {
+		return nil, fmt.Errorf("reading VM %s after creating it: %w", inst.GetName(), gerr)
+	}
+	if !a.owned(got) {
+		return nil, a.notOurs(got)
+	}
+	if err != nil { // adopted: make sure it carries this apply's payload
+		return a.update(ctx, got, metadataMap(inst.GetMetadata()), inst.GetLabels())
+	}
+	return got, nil
+}
+
+// update brings an existing VM's metadata items and labels to want. Items the provider does not
+// own (partitions' and health policies' keys on the controller, keys added by hand) are kept.
+func (a *applier) update(ctx context.Context, inst *computepb.Instance, items, labels map[string]string) (*computepb.Instance, error) {
+	name := inst.GetName()
+	if err := a.setMetadata(ctx, name, inst, func(cur map[string]string) map[string]string {
+		maps.Copy(cur, items)
+		return cur
+	}); err != nil {
+		return nil, err
+	}
+	if !maps.Equal(inst.GetLabels(), labels) {
+		if err := a.setLabels(ctx, name, labels); err != nil {
+			return nil, err
+		}
+	}
+	return a.get(ctx, name)
+}
+
+// maxMetadataRetries bounds the retries of a setMetadata that lost a race (412): partitions and
+// health policies write keys of their own on the controller at the same time.
+const maxMetadataRetries = 8
+
+// setMetadata applies edit to the VM's current metadata and writes it with the fingerprint read,
+// retrying on 412 with a fresh read and a new requestId (the retry is a new logical call). cur is
+// the VM as last read, or nil.
+func (a *applier) setMetadata(ctx context.Context, vm string, cur *computepb.Instance, edit func(map[string]string) map[string]string) error {
+	delay := 200 * time.Millisecond
+	for attempt := 0; ; attempt++ {
+		if cur == nil {
+			var err error
+			if cur, err = a.get(ctx, vm); err != nil {
+				return fmt.Errorf("reading VM %s: %w", vm, err)
+			}
+		}
+		have := metadataMap(cur.GetMetadata())
+		want := edit(maps.Clone(have))
+		if maps.Equal(have, want) {
+			return nil
+		}
+		if err := clusterconfig.CheckMetadataSize(want); err != nil {
+			return fmt.Errorf("metadata of VM %s: %w", vm, err)
+		}
+		op, err := a.c.Instances.SetMetadata(ctx, &computepb.SetMetadataInstanceRequest{
+			Project: a.s.project, Zone: a.s.zone, Instance: vm, RequestId: gcp.NewRequestIDPtr(),
+			MetadataResource: &computepb.Metadata{Fingerprint: cur.GetMetadata().Fingerprint, Items: metadataItems(want)},
+		})
+		err = a.wait(ctx, op, err)
+		if err == nil {
+			return nil
+		}
+		if !gcp.IsPreconditionFailed(err) || attempt >= maxMetadataRetries {
+			return fmt.Errorf("updating the metadata of VM %s: %w", vm, err)
+		}
+		cur = nil
+		if err := sleep(ctx, delay); err != nil {
+			return err
+		}
+		delay = min(2*delay, 5*time.Second)
+	}
+}
+
+func (a *applier) setLabels(ctx context.Context, vm string, labels map[string]string) error {
+	for attempt := 0; ; attempt++ {
+		cur, err := a.get(ctx, vm)
+		if err != nil {
+			return fmt.Errorf("reading VM %s: %w", vm, err)
+		}
+		op, err := a.c.Instances.SetLabels(ctx, &computepb.SetLabelsInstanceRequest{
+			Project: a.s.project, Zone: a.s.zone, Instance: vm, RequestId: gcp.NewRequestIDPtr(),
+			InstancesSetLabelsRequestResource: &computepb.InstancesSetLabelsRequest{LabelFingerprint: cur.LabelFingerprint, Labels: labels},
+		})
+		err = a.wait(ctx, op, err)
+		if err == nil || !gcp.IsPreconditionFailed(err) || attempt >= maxMetadataRetries {
+			if err != nil {
+				return fmt.Errorf("updating the labels of VM %s: %w", vm, err)
+			}
+			return nil
+		}
+	}
+}
+
+// remove deletes a VM of the cluster; one already gone is fine.
+func (a *applier) remove(ctx context.Context, vm string) error {
+	op, err := a.c.Instances.Delete(ctx, &computepb.DeleteInstanceRequest{Project: a.s.project, Zone: a.s.zone, Instance: vm, RequestId: gcp.NewRequestIDPtr()})
+	if err = gcp.IgnoreNotFound(a.wait(ctx, op, err)); err != nil {
+		return fmt.Errorf("deleting VM %s: %w", vm, err)
+	}
+	return nil
+}
+
+// logins lists the cluster's login VMs by index. VMs named like login VMs but beyond
+// MaxLoginNodes, or without the cluster's label, are not the cluster's.
+func (a *applier) logins(ctx context.Context) (map[int]*computepb.Instance, error) {
+	it := a.c.Instances.List(ctx, &computepb.ListInstancesRequest{
+		Project: a.s.project, Zone: a.s.zone,
+		Filter: proto.String(fmt.Sprintf("(labels.%s = %q) AND (labels.%s = %q)", labelCluster, a.s.name, labelRole, clusterconfig.RoleLogin)),
+	})
+	out := map[int]*computepb.Instance{}
+	for {
+		inst, err := it.Next()
+		if errors.Is(err, iterator.Done) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("listing the login VMs of cluster %s: %w", a.s.name, gcp.Classify(err))
+		}
+		if i, ok := loginIndex(a.s.name, inst.GetName()); ok && a.owned(inst) {
+			out[i] = inst
+		}
+	}
+}
+
+func loginIndex(cluster, vm string) (int, bool) {
+	rest, ok := strings.CutPrefix(vm, strings.TrimSuffix(clusterconfig.LoginName(cluster, 0), "0"))
+	if !ok || rest == "" || (len(rest) > 1 && rest[0] == '0') {
+		return 0, false
+	}
+	i, err := strconv.Atoi(rest)
+	if err != nil || i < 0 || i >= clusterconfig.MaxLoginNodes {
+		return 0, false
+	}
+	return i, true
+}
+
+func sortedIndexes(m map[int]*computepb.Instance) []int {
+	out := slices.Collect(maps.Keys(m))
+	sort.Ints(out)
+	return out
+}
+
+// parallel runs f for each item at once and joins the errors.
+func parallel[T any](items []T, f func(T) error) error {
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	for _, it := range items {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := f(it); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+func internalIP(inst *computepb.Instance) string {
+	if nics := inst.GetNetworkInterfaces(); len(nics) > 0 {
+		return nics[0].GetNetworkIP()
+	}
+	return ""
+}
+
+func lastSegment(s string) string { return s[strings.LastIndex(s, "/")+1:] }
