@@ -1,19 +1,26 @@
 #!/usr/bin/env bash
-# make demo: start the local cloud, apply the ml-dev blueprint against it, show the outputs and
-# what the emulator holds, then destroy. KEEP=1 leaves the environment and the emulator running.
+# make demo: start the local cloud with its local runtime (emulated VMs boot as real hosts running
+# the production payload and Debian's Slurm), apply the ml-dev blueprint — network, Filestore /home,
+# Managed Lustre and a Slurm cluster — show the outputs, what the local cloud holds and `sinfo` on the
+# login VM, then destroy. KEEP=1 leaves the environment and the emulator running.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
+if [ "$(id -u)" != 0 ]; then
+  echo "make demo boots the cluster's VMs as local hosts (network namespaces), which needs root." >&2
+  exit 1
+fi
+bash scripts/install-deps.sh >/dev/null
 source tools/terraform-env.sh
 listen="${HYPERCOMPUTE_EMULATOR_LISTEN:-127.0.0.1:8780}"
 work="$root/.tmp/demo"
 mkdir -p "$work"
-bin/hypercompute-emulator --listen "$listen" --state-file "$work/emulator-state.json" >"$work/emulator.log" 2>&1 &
+bin/hypercompute-emulator --listen "$listen" --runtime local --state-file "$work/emulator-state.json" >"$work/emulator.log" 2>&1 &
 emu=$!
 stop() { if [ "${KEEP:-0}" != 1 ]; then kill "$emu" 2>/dev/null || true; wait "$emu" 2>/dev/null || true; fi; }
 trap stop EXIT
 for _ in $(seq 1 100); do
-  curl -sf "http://$listen/emulator/v1/calls" >/dev/null && break
+  curl -sf "http://$listen/emulator/v1/healthz" >/dev/null && break
   kill -0 "$emu" 2>/dev/null || { cat "$work/emulator.log"; exit 1; }
   sleep 0.1
 done
@@ -21,17 +28,25 @@ export HYPERCOMPUTE_EMULATOR_HOST="$listen"
 bp=examples/blueprints/ml-dev
 rm -f "$bp/.terraform.lock.hcl"
 tf() { terraform -chdir="$bp" "$@"; }
-echo "==> local cloud at $listen (log: $work/emulator.log)"
+# A development build publishes no agent: the VMs (which see this machine's files) run ./bin's.
+agent="{url=\"file://$root/bin/hypercompute-agent\",sha256=\"$(sha256sum bin/hypercompute-agent | cut -d' ' -f1)\"}"
+vars=(-var project_id=hypercompute-demo -var deletion_protection=false -var "agent=$agent" -state="$work/terraform.tfstate")
+echo "==> local cloud at $listen with the local runtime (log: $work/emulator.log)"
 tf init -input=false -no-color >/dev/null
-tf apply -input=false -auto-approve -var project_id=hypercompute-demo -var deletion_protection=false -state="$work/terraform.tfstate"
+tf apply -input=false -auto-approve "${vars[@]}"
 echo "==> outputs"
 tf output -state="$work/terraform.tfstate"
 echo "==> what the local cloud holds"
 curl -s "http://$listen/emulator/v1/inventory" | jq -r '.kinds | to_entries[] | .key as $k | .value[] | "  \($k)\t\(.name)"' | column -t
+login="$(tf output -raw -state="$work/terraform.tfstate" ssh_command | awk '{print $4}')"
+echo "==> sinfo on $login (the emulator's :exec is what gcloud compute ssh is on Google Cloud)"
+curl -sf -X POST "http://$listen/emulator/v1/projects/hypercompute-demo/zones/us-central1-a/instances/$login:exec" \
+  -d '{"argv":["bash","-lc","sinfo; echo; df -h /home /lustre | sed 1d"]}' | jq -r '.stdout, .stderr'
 if [ "${KEEP:-0}" = 1 ]; then
   echo "==> KEEP=1: left running. Emulator pid $emu at $listen; state in $work."
-  echo "    export HYPERCOMPUTE_EMULATOR_HOST=$listen; terraform -chdir=$bp destroy -var project_id=hypercompute-demo -var deletion_protection=false -state=$work/terraform.tfstate"
+  echo "    export HYPERCOMPUTE_EMULATOR_HOST=$listen TF_CLI_CONFIG_FILE=$TF_CLI_CONFIG_FILE"
+  echo "    terraform -chdir=$bp destroy ${vars[*]}"
   exit 0
 fi
 echo "==> destroying"
-tf destroy -input=false -auto-approve -no-color -var project_id=hypercompute-demo -var deletion_protection=false -state="$work/terraform.tfstate" | grep -E 'Destr|Error' 
+tf destroy -input=false -auto-approve -no-color "${vars[@]}" | grep -E 'Destr|Error'

@@ -69,6 +69,7 @@ func New(cfg Config) (*Emulator, error) {
 		register(srv)
 	}
 	registerAdmin(e)
+	registerExec(e)
 	if cfg.StateFile != "" {
 		if err := srv.LoadSnapshot(cfg.StateFile); err != nil {
 			return nil, err

@@ -58,3 +58,32 @@ resource "hypercompute_lustre" "data" {
 
   deletion_protection = var.deletion_protection
 }
+
+# The Slurm control plane: controller (slurmctld, slurmrestd, the agent) and login VMs, with /home
+# and /lustre mounted everywhere. Partitions are separate resources that reference it.
+resource "hypercompute_training_cluster" "ml" {
+  name    = var.name
+  zone    = var.zone
+  network = hypercompute_network.cluster.name
+
+  home   = { filestore = hypercompute_filestore.home.id }
+  lustre = { instance = hypercompute_lustre.data.id }
+
+  controller = {
+    machine_type = "n2-standard-8"
+  }
+
+  login = {
+    count        = var.login_count
+    machine_type = "n2-standard-4"
+  }
+
+  slurm = {
+    extra = {
+      MaxJobCount = "20000"
+    }
+  }
+
+  agent               = var.agent
+  deletion_protection = var.deletion_protection
+}

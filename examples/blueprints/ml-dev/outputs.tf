@@ -27,3 +27,18 @@ output "lustre_mount" {
   description = "What every node mounts at /lustre."
   value       = hypercompute_lustre.data.mount_point
 }
+
+output "controller" {
+  description = "The Slurm controller VM."
+  value       = hypercompute_training_cluster.ml.controller
+}
+
+output "ssh_command" {
+  description = "How to reach the cluster: SSH through Identity-Aware Proxy (no public IPs)."
+  value       = hypercompute_training_cluster.ml.ssh_command
+}
+
+output "config_hash" {
+  description = "Hash of the Slurm configuration the controller has applied."
+  value       = hypercompute_training_cluster.ml.config_hash
+}

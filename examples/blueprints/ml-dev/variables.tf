@@ -49,3 +49,23 @@ variable "deletion_protection" {
   type        = bool
   default     = true
 }
+
+variable "agent" {
+  description = "Node agent build to run on the cluster's VMs: url (https://, file:// or an absolute path) and its sha256. Leave null to use the build published with this provider release."
+  type = object({
+    url    = string
+    sha256 = string
+  })
+  default = null
+}
+
+variable "login_count" {
+  description = "Number of login VMs."
+  type        = number
+  default     = 1
+
+  validation {
+    condition     = var.login_count >= 0 && var.login_count <= 16
+    error_message = "The login count must be between 0 and 16."
+  }
+}

@@ -37,6 +37,23 @@ type Server struct {
 	closed    bool
 	waiters   map[string]map[chan struct{}]bool // instance key → change signals
 	cancel    func()
+	// actions are further admin verbs on one instance (POST .../instances/NAME:VERB), registered
+	// by other parts of the emulator; they share this route because ServeMux cannot match a
+	// wildcard followed by ":verb" in one segment.
+	actions map[string]InstanceAction
+}
+
+// InstanceAction serves POST /emulator/v1/projects/P/zones/Z/instances/NAME:VERB for one existing instance.
+type InstanceAction func(w http.ResponseWriter, r *http.Request, instanceKey string)
+
+// HandleAction registers an admin verb on instances.
+func (m *Server) HandleAction(verb string, fn InstanceAction) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.actions == nil {
+		m.actions = map[string]InstanceAction{}
+	}
+	m.actions[verb] = fn
 }
 
 type vmListener struct {
@@ -151,14 +168,21 @@ func (m *Server) serveBySource(w http.ResponseWriter, r *http.Request) {
 }
 
 func (m *Server) adminStart(w http.ResponseWriter, r *http.Request) {
-	name, ok := strings.CutSuffix(r.PathValue("action"), ":metadataServer")
-	if !ok {
+	name, verb, _ := strings.Cut(r.PathValue("action"), ":")
+	m.mu.Lock()
+	action, registered := m.actions[verb]
+	m.mu.Unlock()
+	if verb != "metadataServer" && !registered {
 		core.WriteError(w, r, core.GoogleError(http.StatusNotFound, "The emulator does not serve POST %s", r.URL.Path))
 		return
 	}
 	key := instances.InstanceKey(r.PathValue("project"), r.PathValue("zone"), name)
 	if _, ok := m.inst.Instance(key); !ok {
 		core.WriteError(w, r, core.GoogleNotFound(key))
+		return
+	}
+	if registered {
+		action(w, r, key)
 		return
 	}
 	addr, err := m.StartFor(key)

@@ -2,9 +2,13 @@ package nodepartition
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"time"
 
 	"cloud.google.com/go/compute/apiv1/computepb"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -82,6 +86,9 @@ func RefreshAndPlanForBench(ctx context.Context, p *providerdata.Data, clusterID
 	m := model{
 		Cluster: types.StringValue(clusterID), Name: types.StringValue(name), Zone: types.StringValue(ref.zone),
 		StaticNodeCount: types.Int64Value(int64(static)), ForceScaleDown: types.BoolValue(false), AllowPartial: types.BoolValue(false),
+		Provisioning: types.ObjectNull(provisioningAttrTypes), Placement: types.ObjectNull(placementAttrTypes),
+		BootDisk: types.ObjectNull(bootDiskAttrTypes), Slurm: types.ObjectNull(slurmAttrTypes),
+		Labels: types.MapNull(types.StringType), EffectiveLabels: types.MapNull(types.StringType),
 	}
 	start := time.Now()
 	o, err := observe(ctx, p.Clients, ref, name, ref.zone)
@@ -93,7 +100,7 @@ func RefreshAndPlanForBench(ctx context.Context, p *providerdata.Data, clusterID
 	}
 	refresh = time.Since(start)
 
-	m.Timeouts.Object = types.ObjectNull(m.Timeouts.AttributeTypes(ctx))
+	m.Timeouts.Object = types.ObjectNull(map[string]attr.Type{"create": types.StringType, "update": types.StringType, "delete": types.StringType})
 	state := tfsdk.State{Schema: sresp.Schema}
 	if d := state.Set(ctx, &m); d.HasError() {
 		return 0, 0, 0, errFromDiags(d)
@@ -121,4 +128,14 @@ func RefreshAndPlanForBench(ctx context.Context, p *providerdata.Data, clusterID
 		return refresh, plan, len(o.inv), errPlanNotEmpty
 	}
 	return refresh, plan, len(o.inv), nil
+}
+
+var errPlanNotEmpty = errors.New("the plan of an unchanged partition is not empty")
+
+func errFromDiags(d diag.Diagnostics) error {
+	var msgs []string
+	for _, e := range d.Errors() {
+		msgs = append(msgs, e.Summary()+": "+e.Detail())
+	}
+	return errors.New(strings.Join(msgs, "; "))
 }

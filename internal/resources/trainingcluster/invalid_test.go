@@ -47,6 +47,10 @@ func TestAccTrainingCluster_invalidInput(t *testing.T) {
 		{"bucket mounted inside Lustre", `  name = "hc"` + "\n" + home + agent + "  lustre = { mount_source = \"10.0.0.3@tcp:/lfs\" }\n" +
 			"  buckets = [{ bucket = \"ml-data\", mount_path = \"/lustre/data\", profile = \"training\" }]\n",
 			`buckets: mount point /lustre/data lies inside /lustre`},
+		{"two buckets at one path", `  name = "hc"` + "\n" + agent + "  home = { filestore = \"projects/hc-acc-test/locations/us-central1-a/instances/home\" }\n" +
+			"  buckets = [\n    { bucket = \"ml-data\", mount_path = \"/gcs/data\", profile = \"training\" },\n" +
+			"    { bucket = \"ml-ckpt\", mount_path = \"/gcs/data\", profile = \"checkpointing\" },\n  ]\n",
+			`buckets: mount point /gcs/data is used twice`},
 		{"subnet in another region", `  name = "hc"` + "\n" + home + agent + "  subnet = \"projects/hc-acc-test/regions/us-east1/subnetworks/hc-net-subnet\"\n",
 			`subnet: .* is in region us-east1, but zone us-central1-a is in region us-central1`},
 		{"reserved label", `  name = "hc"` + "\n" + home + agent + "  labels = { hypercompute-role = \"x\" }\n",

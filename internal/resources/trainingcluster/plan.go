@@ -429,7 +429,13 @@ func (p *planner) planLabels(ctx context.Context) {
 // made-up storage addresses: mount paths that collide, bucket names, a cluster whose names or
 // settings clusterconfig refuses. Parts still unknown are skipped.
 func (p *planner) checkWholeCluster(ctx context.Context) {
-	plan := p.plan
+	cp := *p.plan
+	plan := &cp
+	// A Filestore instance's protocol is read at apply; any version checks the rest.
+	if h, ok := readObject[homeModel](ctx, plan.Home, p.diags); ok && h.NFSVersion.IsUnknown() {
+		h.NFSVersion = types.StringNull()
+		plan.Home, _ = types.ObjectValueFrom(ctx, homeAttrTypes, h)
+	}
 	for _, v := range []attr.Value{plan.Name, plan.Project, plan.Zone, plan.Network, plan.Subnet, plan.Home, plan.Lustre, plan.Buckets, plan.Slurm, plan.Login, plan.Agent} {
 		if v.IsUnknown() || !fullyKnown(v) {
 			return
