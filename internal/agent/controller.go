@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -175,10 +176,19 @@ func (c *controller) apply(ctx context.Context, cluster cc.Cluster, files map[st
 		c.log.Error("slurmctld rejected the configuration; it was not applied", "hash", hash, "slurmctld", st.RejectedText, "running_hash", st.Applied)
 		return st, c.reportRejected(ctx, st, running)
 	}
+	previousConf, _ := os.ReadFile(path.Join(l.ConfDir, cc.SlurmConfFile))
 	if err := c.writeConfig(files, st.Files); err != nil {
 		return st, err
 	}
-	if running {
+	if running && !sameNodeDefinitions(previousConf, conf) {
+		// Slurm 22.05 cannot add or remove nodes on reconfigure ("MaxNodeCount has changed
+		// during reconfig, slurmctld must be restarted" is fatal), so a change to the node set
+		// restarts slurmctld. Jobs keep running: their state is in StateSaveLocation and the
+		// slurmd on the nodes are untouched.
+		if err := c.restartSlurmctld(ctx, l); err != nil {
+			return st, err
+		}
+	} else if running {
 		if err := c.reconfigure(ctx, l); err != nil {
 			return st, err
 		}
@@ -388,6 +398,31 @@ func (c *controller) startSlurmctld(ctx context.Context, l cc.Layout) error {
 		return fmt.Errorf("starting slurmctld: %w; %s", err, slurmctldLogTail(l))
 	}
 	return c.waitSlurmctld(ctx, l, 60*time.Second)
+}
+
+// restartSlurmctld restarts slurmctld on the new files, for changes a reconfigure cannot take.
+func (c *controller) restartSlurmctld(ctx context.Context, l cc.Layout) error {
+	c.log.Info("the node set changed: restarting slurmctld instead of reconfiguring")
+	if err := c.sup.restart(ctx, slurmctldDaemon(l)); err != nil {
+		return fmt.Errorf("restarting slurmctld: %w; %s", err, slurmctldLogTail(l))
+	}
+	return c.waitSlurmctld(ctx, l, 60*time.Second)
+}
+
+// sameNodeDefinitions reports whether two slurm.conf files define the same nodes (NodeName and
+// NodeSet lines), the one part of a configuration Slurm 22.05 cannot reconfigure in place.
+func sameNodeDefinitions(a, b []byte) bool {
+	nodes := func(conf []byte) []string {
+		var out []string
+		for _, line := range strings.Split(string(conf), "\n") {
+			line = strings.TrimSpace(line)
+			if strings.HasPrefix(line, "NodeName=") || strings.HasPrefix(line, "NodeSet=") {
+				out = append(out, line)
+			}
+		}
+		return out
+	}
+	return slices.Equal(nodes(a), nodes(b))
 }
 
 // reconfigure makes the running slurmctld read the new files. A

@@ -293,13 +293,18 @@ func (s *Service) planNICs(p *plan, out *computepb.Instance, field string) *core
 		if err != nil {
 			return err
 		}
-		if seenNet[netKey] {
-			return core.InvalidField(f+".network", core.SelfLink(netKey), "Each network interface of an instance must be in a different network.")
-		}
-		seenNet[netKey] = true
 		var network computepb.Network
 		_, _ = s.Store.Get(compute.KindNetworks, netKey, &network)
 		rdma := strings.HasSuffix(network.GetNetworkProfile(), "-vpc-roce")
+		// One interface per network — except on an RDMA (vpc-roce) network, where A3 Ultra, A4
+		// and A4X attach one MRDMA NIC per subnet of the same network.
+		switch {
+		case rdma && seenNet[subKey]:
+			return core.InvalidField(f+".subnetwork", core.SelfLink(subKey), "Each RDMA network interface of an instance must be in a different subnetwork.")
+		case !rdma && seenNet[netKey]:
+			return core.InvalidField(f+".network", core.SelfLink(netKey), "Each network interface of an instance must be in a different network.")
+		}
+		seenNet[netKey], seenNet[subKey] = true, true
 		if t := n.GetNicType(); t != "" && !slices.Contains(nicTypes, t) {
 			return core.InvalidField(f+".nicType", t, "Must be one of "+strings.Join(nicTypes, ", ")+".")
 		}

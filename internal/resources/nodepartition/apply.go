@@ -343,8 +343,14 @@ func destroy(ctx context.Context, cl *gcp.Clients, ref clusterRef, name, project
 			if _, err := setPartitionKey(ctx, cl, ref, ctl, cc.PartitionKey(name), nil); err != nil {
 				return err
 			}
+			// Slurm should let go of the nodes before their VMs go, but a controller that failed
+			// or stopped answering must not keep the VMs alive: after a bounded wait they are
+			// deleted anyway, and the controller drops the partition when it applies next.
 			w := appliedWait{cl: cl, ref: ref, what: "partition " + name + " removed", poll: poll}
-			if err := w.untilApplied(ctx); err != nil {
+			wctx, cancel := context.WithTimeout(ctx, destroyWait)
+			err := w.untilApplied(wctx)
+			cancel()
+			if err != nil && ctx.Err() != nil {
 				return err
 			}
 		}
@@ -378,6 +384,9 @@ func destroy(ctx context.Context, cl *gcp.Clients, ref clusterRef, name, project
 	}
 	return errors.Join(errs...)
 }
+
+// destroyWait bounds how long a destroy waits for the controller to drop the partition.
+const destroyWait = 5 * time.Minute
 
 // regionOfLink reads the region of a regional self link (".../regions/R/subnetworks/S").
 func regionOfLink(link string) string {

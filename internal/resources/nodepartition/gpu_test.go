@@ -160,3 +160,27 @@ func lastPart(s string) string {
 	}
 	return s
 }
+
+// A reservation of the right name in another zone is reported as such.
+func TestAccNodePartition_reservationInAnotherZone(t *testing.T) {
+	env := acctest.New(t)
+	tc := newCluster(t, env.Env, "hcz", clusterOpts{})
+	_, err := env.Emulator.SeedReservation(acctest.Project, "us-central1-b", &computepb.Reservation{
+		Name: proto.String("zoned"), SpecificReservationRequired: proto.Bool(true),
+		SpecificReservation: &computepb.AllocationSpecificSKUReservation{Count: proto.Int64(4),
+			InstanceProperties: &computepb.AllocationSpecificSKUAllocationReservedInstanceProperties{MachineType: proto.String("n2-standard-4")}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: factories,
+		Steps: []resource.TestStep{{
+			Config: env.Config(partitionConfig(tc.id, "cpu", "n2-standard-4", 2, 0, `  provisioning = {
+    model       = "reservation"
+    reservation = "zoned"
+  }`)),
+			ExpectError: acctest.ErrorMatching(`provisioning\.reservation: reservation zoned of project hc-acc-test is in us-central1-b, not in the partition's zone us-central1-a`),
+		}},
+	})
+}

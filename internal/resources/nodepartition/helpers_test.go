@@ -37,7 +37,7 @@ type testCluster struct {
 }
 
 type clusterOpts struct {
-	gpuStack string // "", "tcpx", "tcpxo"
+	gpuStack string // "", "tcpx", "tcpxo", "rdma" (the RDMA VPC on us-central1-b's vpc-roce profile)
 	arm      bool   // add an arm64 agent build (A4X)
 }
 
@@ -77,6 +77,9 @@ func newCluster(t testing.TB, env *emulatortest.Env, name string, o clusterOpts)
 				IpCidrRange: proto.String(fmt.Sprintf("192.168.%d.0/20", i*16))}})
 		})
 	}
+	if o.gpuStack == "rdma" {
+		newRDMANetworks(t, cl, network)
+	}
 	cluster := cc.Cluster{
 		Name:       name,
 		Controller: cc.Controller{Hostname: cc.ControllerName(name)},
@@ -111,6 +114,35 @@ func newCluster(t testing.TB, env *emulatortest.Env, name string, o clusterOpts)
 	}
 	tc.agent = acctest.StartFakeAgent(t, env)
 	return tc
+}
+
+// newRDMANetworks builds what hypercompute_network's rdma stack builds: a host gVNIC VPC
+// (<net>-gpu-0) and the RDMA VPC (<net>-rdma) on us-central1-b's vpc-roce profile with 8 subnets.
+func newRDMANetworks(t testing.TB, cl *gcp.Clients, network string) {
+	ctx := context.Background()
+	host := network + "-gpu-0"
+	mustOp(t, cl, func() (op, error) {
+		return cl.Networks.Insert(ctx, &computepb.InsertNetworkRequest{Project: acctest.Project, NetworkResource: &computepb.Network{
+			Name: proto.String(host), AutoCreateSubnetworks: proto.Bool(false), Mtu: proto.Int32(8896)}})
+	})
+	mustOp(t, cl, func() (op, error) {
+		return cl.Subnetworks.Insert(ctx, &computepb.InsertSubnetworkRequest{Project: acctest.Project, Region: acctest.Region, SubnetworkResource: &computepb.Subnetwork{
+			Name: proto.String(host + "-subnet"), Network: proto.String("projects/" + acctest.Project + "/global/networks/" + host),
+			IpCidrRange: proto.String("192.168.0.0/24")}})
+	})
+	rdma := network + "-rdma"
+	mustOp(t, cl, func() (op, error) {
+		return cl.Networks.Insert(ctx, &computepb.InsertNetworkRequest{Project: acctest.Project, NetworkResource: &computepb.Network{
+			Name: proto.String(rdma), AutoCreateSubnetworks: proto.Bool(false), Mtu: proto.Int32(8896),
+			NetworkProfile: proto.String("projects/" + acctest.Project + "/global/networkProfiles/us-central1-b-vpc-roce")}})
+	})
+	for i := range 8 {
+		mustOp(t, cl, func() (op, error) {
+			return cl.Subnetworks.Insert(ctx, &computepb.InsertSubnetworkRequest{Project: acctest.Project, Region: acctest.Region, SubnetworkResource: &computepb.Subnetwork{
+				Name: proto.String(fmt.Sprintf("%s-sub-%d", rdma, i)), Network: proto.String("projects/" + acctest.Project + "/global/networks/" + rdma),
+				IpCidrRange: proto.String(fmt.Sprintf("192.168.%d.0/24", i+1))}})
+		})
+	}
 }
 
 type op interface{ Proto() *computepb.Operation }

@@ -70,7 +70,10 @@ func (r *partitionResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		return
 	}
 
-	r.planComputed(ctx, &plan, &state, hasState, ref)
+	// An update may make a new template (the cluster's agent or network may have changed since), and
+	// changes what exists; an unchanged partition keeps what the refresh saw.
+	changing := !hasState || !req.Plan.Raw.Equal(req.State.Raw)
+	r.planComputed(ctx, &plan, &state, changing, ref)
 	if hasState {
 		planReplacements(ctx, &plan, &state, resp)
 	}
@@ -185,7 +188,7 @@ func planValues(ctx context.Context, plan *model, prov provisioningModel, ref *c
 }
 
 // planComputed fills the derived names, and keeps the observed values while nothing changes them.
-func (r *partitionResource) planComputed(ctx context.Context, plan, state *model, hasState bool, ref *clusterRef) {
+func (r *partitionResource) planComputed(ctx context.Context, plan, state *model, changing bool, ref *clusterRef) {
 	countsKnown := !plan.StaticNodeCount.IsUnknown() && !plan.MaxDynamicNodeCount.IsUnknown()
 	if ref != nil && !plan.Name.IsUnknown() {
 		name := plan.Name.ValueString()
@@ -217,20 +220,17 @@ func (r *partitionResource) planComputed(ctx context.Context, plan, state *model
 		}
 	}
 
-	// What the VMs are made from changes only with the template's inputs; the observed counts
-	// only when the counts do.
-	unchangedTemplate := hasState && state.InstanceTemplate.ValueString() != "" && state.EffectiveLabels.Equal(plan.EffectiveLabels)
-	if unchangedTemplate {
-		plan.InstanceTemplate = state.InstanceTemplate
-	} else {
+	if changing {
 		plan.InstanceTemplate = types.StringUnknown()
-	}
-	sameCounts := hasState && state.StaticNodeCount.Equal(plan.StaticNodeCount) && state.MaxDynamicNodeCount.Equal(plan.MaxDynamicNodeCount) &&
-		!state.NodesTotal.IsNull() && unchangedTemplate
-	if sameCounts {
-		plan.NodesTotal, plan.NodesRunning, plan.NodeNames = state.NodesTotal, state.NodesRunning, state.NodeNames
-	} else {
 		plan.NodesTotal, plan.NodesRunning, plan.NodeNames = types.Int64Unknown(), types.Int64Unknown(), types.StringUnknown()
+	} else {
+		plan.InstanceTemplate = state.InstanceTemplate
+		plan.NodesTotal, plan.NodesRunning, plan.NodeNames = state.NodesTotal, state.NodesRunning, state.NodeNames
+	}
+	// An empty template in the state is drift the refresh found (the partition's key or its template
+	// is gone): the apply puts it back.
+	if state.InstanceTemplate.ValueString() == "" && !changing {
+		plan.InstanceTemplate = types.StringUnknown()
 	}
 }
 

@@ -98,8 +98,13 @@ func (r *partitionResource) converge(ctx context.Context, plan *model, state *tf
 		// The configuration's spelling wins where the cloud holds an equivalent. A partial
 		// success keeps the asked-for count here (the apply reached what it could); the VMs that
 		// exist are in nodes_total and node_names, and the next refresh shows the shortfall.
-		out.Provisioning, out.Placement, out.Labels = plan.Provisioning, plan.Placement, plan.Labels
+		out.Provisioning, out.Placement, out.Labels, out.EffectiveLabels = plan.Provisioning, plan.Placement, plan.Labels, plan.EffectiveLabels
 		out.StaticNodeCount, out.MaxDynamicNodeCount = plan.StaticNodeCount, plan.MaxDynamicNodeCount
+		out.Zone, out.MachineType, out.Image, out.BootDisk, out.LocalSSDCount = plan.Zone, plan.MachineType, plan.Image, plan.BootDisk, plan.LocalSSDCount
+		out.Slurm = plan.Slurm
+		if !plan.PlacementPolicy.IsUnknown() {
+			out.PlacementPolicy = plan.PlacementPolicy
+		}
 	}
 	diags.Append(state.Set(ctx, &out)...)
 }

@@ -124,6 +124,37 @@ func TestAccNodePartition_basic(t *testing.T) {
 					return nil
 				},
 			},
+			{
+				// Labels change in place: the running nodes are relabelled, new ones come from a new
+				// template, and the old template goes.
+				Config: env.Config(partitionConfig(tc.id, "cpu", "n2-standard-4", 2, 4, `
+  labels = { team = "infra" }
+  slurm = {
+    exclusive = true
+    max_time  = "60"
+  }
+`)),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					env.CheckCount(instances.KindInstanceTemplates, 1),
+					func(*terraform.State) error {
+						svc := instancesSvc(env)
+						for _, n := range []string{"hcb-cpu-0", "hcb-cpu-1"} {
+							inst, _ := svc.Instance(instances.InstanceKey(acctest.Project, acctest.Zone, n))
+							if inst.GetLabels()["team"] != "infra" || inst.GetLabels()["hypercompute-partition"] != "hcb-cpu" {
+								return fmt.Errorf("%s labels %v", n, inst.GetLabels())
+							}
+						}
+						p, _ := tc.partition(env.Env, "cpu")
+						for _, it := range env.Inventory().Kinds[instances.KindInstanceTemplates] {
+							if "projects/"+acctest.Project+"/global/instanceTemplates/"+it.Name != p.InstanceTemplate {
+								return fmt.Errorf("template %s remains; the partition uses %s", it.Name, p.InstanceTemplate)
+							}
+						}
+						return nil
+					},
+				),
+			},
 		},
 	})
 }

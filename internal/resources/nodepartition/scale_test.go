@@ -218,3 +218,68 @@ func TestAccNodePartition_disappears(t *testing.T) {
 		},
 	})
 }
+
+// Spot and flex-start nodes carry their scheduling; changing the provisioning model replaces the
+// partition (visible in the plan), and only the current template remains.
+func TestAccNodePartition_spotThenFlexStart(t *testing.T) {
+	env := acctest.New(t)
+	tc := newCluster(t, env.Env, "hcp", clusterOpts{})
+	svc := instancesSvc(env)
+	scheduling := func(vm string) (*computepb.Scheduling, error) {
+		inst, ok := svc.Instance(instances.InstanceKey(acctest.Project, "us-central1-c", vm))
+		if !ok {
+			return nil, fmt.Errorf("VM %s does not exist in us-central1-c", vm)
+		}
+		return inst.GetScheduling(), nil
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: factories,
+		CheckDestroy:             checkNoPartitionLeft(env, tc, "cpu", "hcp-cpu"),
+		Steps: []resource.TestStep{
+			{
+				Config: env.Config(partitionConfig(tc.id, "cpu", "g2-standard-4", 2, 2, `  zone = "us-central1-c"
+  provisioning = { model = "spot" }
+`)),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("provisioning").AtMapKey("termination_action"), knownvalue.StringExact("DELETE")),
+				},
+				Check: func(*terraform.State) error {
+					sc, err := scheduling("hcp-cpu-1")
+					if err != nil {
+						return err
+					}
+					if sc.GetProvisioningModel() != "SPOT" || sc.GetInstanceTerminationAction() != "DELETE" || sc.GetAutomaticRestart() {
+						return fmt.Errorf("spot node scheduling %v", sc)
+					}
+					return nil
+				},
+			},
+			{
+				ResourceName: addr, ImportState: true, ImportStateVerify: true,
+				ImportStateId: tc.id + "/partitions/cpu", ImportStateVerifyIgnore: []string{"timeouts"},
+			},
+			{
+				Config: env.Config(partitionConfig(tc.id, "cpu", "g2-standard-4", 2, 2, `  zone = "us-central1-c"
+  provisioning = {
+    model            = "flex_start"
+    max_run_duration = "2h"
+  }
+`)),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionReplace)}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					env.CheckCount(instances.KindInstanceTemplates, 1),
+					func(*terraform.State) error {
+						sc, err := scheduling("hcp-cpu-0")
+						if err != nil {
+							return err
+						}
+						if sc.GetProvisioningModel() != "FLEX_START" || sc.GetMaxRunDuration().GetSeconds() != 7200 || sc.GetInstanceTerminationAction() != "DELETE" {
+							return fmt.Errorf("flex-start node scheduling %v", sc)
+						}
+						return nil
+					},
+				),
+			},
+		},
+	})
+}

@@ -1,0 +1,60 @@
+# An A3 Mega partition of a training cluster: 16 nodes that always run, on a reservation, and up
+# to 48 more that Slurm creates when jobs need them and deletes when idle. The cluster's network
+# carries the TCPXO GPU network set the machines' eight GPU NICs attach to.
+resource "hypercompute_network" "cluster" {
+  name   = "ml-prod"
+  subnet = { cidr = "10.0.0.0/20" }
+
+  gpu_networks = {
+    stack = "tcpxo"
+  }
+}
+
+resource "hypercompute_node_partition" "a3mega" {
+  cluster      = hypercompute_training_cluster.prod.id
+  name         = "a3mega"
+  machine_type = "a3-megagpu-8g"
+
+  static_node_count      = 16
+  max_dynamic_node_count = 48
+
+  provisioning = {
+    model       = "reservation"
+    reservation = "projects/ml-capacity/reservations/a3mega-us-central1-a" # shared from another project
+  }
+
+  placement = {
+    compact = true
+  }
+
+  labels = {
+    team = "pretraining"
+  }
+
+  slurm = {
+    default        = true
+    exclusive      = true
+    max_time       = "7-00:00:00"
+    resume_timeout = 1200
+    features       = ["tcpxo"]
+    extra = {
+      DefaultTime = "01:00:00"
+    }
+  }
+}
+
+# Spot L4 nodes for evaluation jobs: only created on demand, deleted after 5 idle minutes.
+resource "hypercompute_node_partition" "eval" {
+  cluster                = hypercompute_training_cluster.prod.id
+  name                   = "eval"
+  machine_type           = "g2-standard-48"
+  max_dynamic_node_count = 8
+
+  provisioning = {
+    model = "spot"
+  }
+
+  slurm = {
+    suspend_time = 300
+  }
+}

@@ -1,0 +1,116 @@
+package nodepartition_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/acctest"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/instances"
+)
+
+// runtimeConfig is a real cluster on the local runtime (network, Filestore /home, controller with
+// the agent built from this tree) and a dynamic partition: no VM exists until a job asks for one.
+func runtimeConfig(agentPath, agentSHA string) string {
+	return fmt.Sprintf(`
+resource "hypercompute_network" "net" {
+  name   = "hce-net"
+  subnet = { cidr = "10.0.0.0/20" }
+}
+
+resource "hypercompute_filestore" "home" {
+  name                = "hce-home"
+  tier                = "BASIC_HDD"
+  share               = { capacity_gb = 1024 }
+  network             = { name = hypercompute_network.net.name }
+  deletion_protection = false
+}
+
+resource "hypercompute_training_cluster" "c" {
+  name                = "hce"
+  network             = hypercompute_network.net.name
+  home                = { filestore = hypercompute_filestore.home.id }
+  agent               = { url = "file://%s", sha256 = %q }
+  deletion_protection = false
+  timeouts            = { create = "5m", update = "3m" }
+}
+
+resource "hypercompute_node_partition" "test" {
+  cluster                = hypercompute_training_cluster.c.id
+  name                   = "dyn"
+  machine_type           = "n2-standard-2"
+  max_dynamic_node_count = 2
+  slurm = {
+    default        = true
+    suspend_time   = 5
+    resume_timeout = 180
+  }
+  timeouts = { create = "5m" }
+}
+`, agentPath, agentSHA)
+}
+
+// A job submitted to a dynamic partition makes slurmctld call the agent's ResumeProgram, which
+// creates the VM through the emulated Compute API from the partition's template; the VM boots, its
+// slurmd registers and the job runs on it; once idle, Slurm suspends the node and the agent's
+// SuspendProgram deletes the VM.
+func TestAccNodePartition_localRuntimeDynamic(t *testing.T) {
+	acctest.PreCheck(t)
+	acctest.RequireClusterTools(t)
+	env := acctest.NewWithRuntime(t)
+	agentPath, agentSHA := acctest.AgentBinary(t)
+	key := func(vm string) string { return instances.InstanceKey(acctest.Project, acctest.Zone, vm) }
+	exec := func(timeout time.Duration, vm string, argv ...string) (string, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		out, stderr, err := env.Runtime.Exec(ctx, key(vm), argv...)
+		if err != nil {
+			return "", fmt.Errorf("%s on %s: %v\n%s%s", strings.Join(argv, " "), vm, err, out, stderr)
+		}
+		return string(out), nil
+	}
+	slurm := func(timeout time.Duration, cmd string) (string, error) {
+		return exec(timeout, "hce-controller", "env", "SLURM_CONF=/etc/slurm/slurm.conf", "bash", "-c", cmd)
+	}
+	waitFor := func(what string, timeout time.Duration, ok func() bool) error {
+		deadline := time.Now().Add(timeout)
+		for !ok() {
+			if time.Now().After(deadline) {
+				return fmt.Errorf("timed out after %s waiting for %s", timeout, what)
+			}
+			time.Sleep(250 * time.Millisecond)
+		}
+		return nil
+	}
+	jobRuns := func(*terraform.State) error {
+		if vms := vmNames(env.Env, "hce-dyn"); len(vms) != 0 {
+			return fmt.Errorf("a dynamic partition has VMs before any job: %v", vms)
+		}
+		out, err := slurm(4*time.Minute, "srun -p dyn -N 1 -t 5 hostname")
+		if err != nil {
+			diag, _ := slurm(20*time.Second, "sinfo -N -l; tail -n 30 /var/log/slurm/slurmctld.log")
+			return fmt.Errorf("%v\n%s", err, diag)
+		}
+		if strings.TrimSpace(out) != "hce-dyn-0" {
+			return fmt.Errorf("the job ran on %q, want hce-dyn-0", out)
+		}
+		if vms := vmNames(env.Env, "hce-dyn"); !slices.Equal(vms, []string{"hce-dyn-0"}) {
+			return fmt.Errorf("VMs while the node is up: %v", vms)
+		}
+		// Idle for suspend_time: Slurm powers the node down and its VM is deleted.
+		return waitFor("the idle node's VM to be deleted", 2*time.Minute, func() bool { return len(vmNames(env.Env, "hce-dyn")) == 0 })
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: factories,
+		Steps: []resource.TestStep{{
+			Config: env.Config(runtimeConfig(agentPath, agentSHA)),
+			Check:  jobRuns,
+		}},
+	})
+}
