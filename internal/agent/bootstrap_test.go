@@ -258,6 +258,25 @@ func TestClusterBootstrapOnTheLocalRuntime(t *testing.T) {
 		if out := c.exec(login, "bash", "-lc", "sinfo -h -N -n "+node+" -o '%N %t %E'"); !strings.HasPrefix(out, node+" drain ") || !strings.Contains(out, cc.DrainReason) {
 			t.Errorf("sinfo of the drained node: %q", out)
 		}
+
+		// The scale-down is reverted (the drain request disappears): the node goes back to
+		// service instead of staying drained for ever.
+		b, err = cc.EncodePartition(cluster.Name, parts[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.setMetadata(controller, cc.PartitionKey("debug"), string(b))
+		deadline := time.Now().Add(45 * time.Second)
+		for {
+			out := c.exec(login, "bash", "-lc", "sinfo -h -N -n "+node+" -o '%t'")
+			if !strings.HasPrefix(strings.TrimSpace(out), "drain") {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the node stayed %q after its drain request was withdrawn", out)
+			}
+			time.Sleep(500 * time.Millisecond)
+		}
 	})
 
 	t.Run("status, a new start and a reboot keep the cluster", func(t *testing.T) {
@@ -305,6 +324,45 @@ func TestClusterBootstrapOnTheLocalRuntime(t *testing.T) {
 		if out := c.exec(login, "bash", "-lc", "sinfo -h -o %P | sort -u"); out != "debug*\n" {
 			t.Errorf("sinfo on the login VM after the controller's reboot: %q", out)
 		}
+	})
+
+	// The field's first complaint: adding a partition breaks the cluster. Slurm 22.05 must restart
+	// slurmctld for a new node set; a job already running elsewhere keeps running through it.
+	t.Run("adding a partition does not disturb a running job", func(t *testing.T) {
+		job := strings.TrimSpace(c.exec(login, "bash", "-lc", "sbatch --parsable -p debug -w "+node+" --wrap 'sleep 60'"))
+		if job == "" {
+			t.Fatal("sbatch printed no job id")
+		}
+		deadline := time.Now().Add(30 * time.Second)
+		for state := ""; state != "RUNNING"; {
+			state = strings.TrimSpace(c.exec(login, "bash", "-lc", "squeue -h -j "+job+" -o %T"))
+			if time.Now().After(deadline) {
+				t.Fatalf("job %s did not start (state %q)", job, state)
+			}
+			time.Sleep(300 * time.Millisecond)
+		}
+		good := cluster
+		good.Slurm.Extra = map[string]string{"MaxJobCount": "12345"}
+		extra := cc.Partition{Name: "extra", MachineType: "e2-standard-2", MaxDynamicNodes: 2}
+		b, err := cc.EncodePartition(cluster.Name, extra)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := hash(t, good, append(append([]cc.Partition{}, parts...), extra))
+		c.setMetadata(controller, cc.PartitionKey("extra"), string(b))
+		a := c.waitAttrs(controller, "the configuration with the new partition", 60*time.Second, func(a map[string]string) bool {
+			return a[cc.GuestAttrConfigHash] == want
+		}, true)
+		if a[cc.GuestAttrPhase] != cc.PhaseReady {
+			t.Errorf("after adding a partition the controller reports %v", a)
+		}
+		if out := c.exec(login, "bash", "-lc", "sinfo -h -p extra -o '%P %D'"); strings.TrimSpace(out) != "extra 2" {
+			t.Errorf("sinfo of the new partition: %q", out)
+		}
+		if state := strings.TrimSpace(c.exec(login, "bash", "-lc", "squeue -h -j "+job+" -o %T")); state != "RUNNING" {
+			t.Errorf("job %s is %q after a partition was added; it must keep running", job, state)
+		}
+		c.exec(login, "bash", "-lc", "scancel "+job)
 	})
 
 	t.Run("keys never leave their files", func(t *testing.T) {

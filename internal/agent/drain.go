@@ -64,7 +64,47 @@ func (c *controller) drains(ctx context.Context, l cc.Layout, parts []cc.Partiti
 		}
 		c.rep.set(ctx, cc.DrainedAttr(p.Name), cc.FormatDrained(p.Drain.ID, drained))
 	}
-	return pending, nil
+	return pending, c.resumeAbandonedDrains(ctx, l, parts)
+}
+
+// resumeAbandonedDrains returns to service the nodes this agent drained for a scale-down that no
+// partition asks for any more (the scale-down was reverted, or the node now belongs to the dynamic
+// range): left drained, they would never run a job again. Nodes drained for any other reason (by an
+// administrator, by a health check) are left alone.
+func (c *controller) resumeAbandonedDrains(ctx context.Context, l cc.Layout, parts []cc.Partition) error {
+	wanted := map[string]bool{}
+	for _, p := range parts {
+		if p.Drain == nil {
+			continue
+		}
+		nodes, err := cc.ExpandHostlist(p.Drain.Nodes)
+		if err != nil {
+			return err
+		}
+		for _, n := range nodes {
+			wanted[n] = true
+		}
+	}
+	out, err := runCommand(ctx, slurmEnv(l), "sinfo", "-h", "-R", "-N", "-o", "%N|%E")
+	if err != nil {
+		return fmt.Errorf("listing drained nodes: %w", err)
+	}
+	var resume []string
+	for _, line := range strings.Split(out, "\n") {
+		node, reason, ok := strings.Cut(strings.TrimSpace(line), "|")
+		if ok && strings.TrimSpace(reason) == cc.DrainReason && !wanted[node] {
+			resume = append(resume, node)
+		}
+	}
+	if len(resume) == 0 {
+		return nil
+	}
+	list := cc.CompressHostlist(resume)
+	if _, err := runCommand(ctx, slurmEnv(l), "scontrol", "update", "nodename="+list, "state=RESUME"); err != nil {
+		return fmt.Errorf("returning %s to service after an abandoned scale-down: %w", list, err)
+	}
+	c.log.Info("returned nodes drained for an abandoned scale-down to service", "nodes", list)
+	return nil
 }
 
 // nodeStates maps each node of a hostlist to sinfo's long state
