@@ -14,7 +14,12 @@ bash scripts/install-deps.sh >/dev/null
 source tools/terraform-env.sh
 listen="${HYPERCOMPUTE_EMULATOR_LISTEN:-127.0.0.1:8780}"
 work="$root/.tmp/demo"
-mkdir -p "$work"
+if curl -sf "http://$listen/emulator/v1/healthz" >/dev/null 2>&1; then
+  echo "Something already serves $listen (a demo left running with KEEP=1?). Destroy it as that run printed, then stop it." >&2
+  exit 1
+fi
+# Every demo starts from an empty local cloud and an empty Terraform state.
+rm -rf "$work" && mkdir -p "$work"
 bin/hypercompute-emulator --listen "$listen" --runtime local --state-file "$work/emulator-state.json" >"$work/emulator.log" 2>&1 &
 emu=$!
 stop() { if [ "${KEEP:-0}" != 1 ]; then kill "$emu" 2>/dev/null || true; wait "$emu" 2>/dev/null || true; fi; }
@@ -41,7 +46,7 @@ curl -s "http://$listen/emulator/v1/inventory" | jq -r '.kinds | to_entries[] | 
 login="$(tf output -raw -state="$work/terraform.tfstate" ssh_command | awk '{print $4}')"
 echo "==> sinfo on $login (the emulator's :exec is what gcloud compute ssh is on Google Cloud)"
 curl -sf -X POST "http://$listen/emulator/v1/projects/hypercompute-demo/zones/us-central1-a/instances/$login:exec" \
-  -d '{"argv":["bash","-lc","sinfo; echo; df -h /home /lustre | sed 1d"]}' | jq -r '.stdout, .stderr'
+  -d '{"argv":["bash","-lc","sinfo; echo; echo \"$ srun -N2 -p debug hostname\"; srun -N2 -p debug hostname"]}' | jq -r '.stdout, .stderr'
 if [ "${KEEP:-0}" = 1 ]; then
   echo "==> KEEP=1: left running. Emulator pid $emu at $listen; state in $work."
   echo "    export HYPERCOMPUTE_EMULATOR_HOST=$listen TF_CLI_CONFIG_FILE=$TF_CLI_CONFIG_FILE"

@@ -34,6 +34,11 @@ type Cluster struct {
 	Layout Layout        `json:"layout,omitzero"`
 	// Cloud is where the cluster's VMs run (set by the training cluster resource).
 	Cloud *Cloud `json:"cloud,omitempty"`
+	// LocalRuntime is set when the cluster runs on the local cloud's emulated VMs, whose hosts have
+	// fewer cores and less memory than the machine types they stand for: slurmd then reports the
+	// declared node instead of the host's hardware (SlurmdParameters=config_overrides). Never set
+	// on Google Cloud, where a node smaller than declared is a fault Slurm must catch.
+	LocalRuntime bool `json:"local_runtime,omitempty"`
 }
 
 // Controller is the VM that runs slurmctld.

@@ -133,6 +133,10 @@ func RenderSlurmConf(c Cluster, parts []Partition) ([]byte, error) {
 	}
 	w.kv("MpiDefault", setting("MpiDefault", "none"))
 	w.kv("ReturnToService", setting("ReturnToService", 2))
+	if c.LocalRuntime {
+		w.comment("Local cloud: emulated hosts are smaller than the machine types they stand for")
+		w.kv("SlurmdParameters", "config_overrides")
+	}
 	w.kv("MessageTimeout", setting("MessageTimeout", 60))
 	// Cluster images carry no mailer; a site that has one sets MailProg.
 	w.kv("MailProg", setting("MailProg", "/bin/true"))

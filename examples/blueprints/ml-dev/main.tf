@@ -87,3 +87,36 @@ resource "hypercompute_training_cluster" "ml" {
   agent               = var.agent
   deletion_protection = var.deletion_protection
 }
+
+# A CPU partition for development: two nodes that always run and up to four more that Slurm
+# creates when jobs wait and deletes when they have been idle for ten minutes.
+resource "hypercompute_node_partition" "debug" {
+  cluster      = hypercompute_training_cluster.ml.id
+  name         = "debug"
+  machine_type = "n2-standard-4"
+
+  static_node_count      = var.debug_nodes
+  max_dynamic_node_count = 4
+
+  slurm = {
+    default      = true
+    max_time     = "04:00:00"
+    suspend_time = 600
+  }
+}
+
+# L4 GPUs on Spot VMs for evaluation jobs: none exist until a job asks for them.
+resource "hypercompute_node_partition" "l4" {
+  cluster                = hypercompute_training_cluster.ml.id
+  name                   = "l4"
+  machine_type           = "g2-standard-48"
+  max_dynamic_node_count = 2
+
+  provisioning = {
+    model = "spot"
+  }
+
+  slurm = {
+    suspend_time = 300
+  }
+}

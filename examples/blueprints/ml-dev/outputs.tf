@@ -42,3 +42,11 @@ output "config_hash" {
   description = "Hash of the Slurm configuration the controller has applied."
   value       = hypercompute_training_cluster.ml.config_hash
 }
+
+output "partitions" {
+  description = "Slurm partitions and their nodes."
+  value = {
+    debug = hypercompute_node_partition.debug.node_names
+    l4    = hypercompute_node_partition.l4.node_names
+  }
+}

@@ -69,3 +69,14 @@ variable "login_count" {
     error_message = "The login count must be between 0 and 16."
   }
 }
+
+variable "debug_nodes" {
+  description = "Static CPU nodes of the debug partition (always running)."
+  type        = number
+  default     = 2
+
+  validation {
+    condition     = var.debug_nodes >= 0 && var.debug_nodes <= 64
+    error_message = "The debug partition holds between 0 and 64 static nodes."
+  }
+}

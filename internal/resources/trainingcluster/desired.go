@@ -28,6 +28,8 @@ const (
 // without API calls; the mounts of Filestore and Lustre instances are resolved at apply.
 type spec struct {
 	name, project, zone, region string
+	// localRuntime: the provider talks to the local cloud, whose VMs are smaller hosts.
+	localRuntime bool
 	// network and subnet are self links.
 	network, subnet string
 	home            homeSpec
@@ -249,13 +251,14 @@ func defaultSubnet(network, defaultProject, region string) (string, error) {
 // cluster is the Cluster this spec renders, given its resolved mounts.
 func (s *spec) cluster(mounts clusterconfig.Mounts) clusterconfig.Cluster {
 	c := clusterconfig.Cluster{
-		Schema:     clusterconfig.SchemaVersion,
-		Name:       s.name,
-		Controller: clusterconfig.Controller{Hostname: s.controllerName()},
-		LoginCount: s.loginCount,
-		Slurm:      s.slurm,
-		Mounts:     mounts,
-		Agents:     []clusterconfig.AgentRef{s.agent},
+		Schema:       clusterconfig.SchemaVersion,
+		Name:         s.name,
+		Controller:   clusterconfig.Controller{Hostname: s.controllerName()},
+		LoginCount:   s.loginCount,
+		Slurm:        s.slurm,
+		Mounts:       mounts,
+		Agents:       []clusterconfig.AgentRef{s.agent},
+		LocalRuntime: s.localRuntime,
 		Cloud: &clusterconfig.Cloud{
 			Project: s.project, Zone: s.zone, Network: s.network, Subnet: s.subnet,
 			ServiceAccount: s.serviceAccount, Scopes: slices.Clone(s.scopes),

@@ -55,6 +55,9 @@ func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest
 	ctx, cancel := tfutil.Deadline(ctx, plan.Timeouts.Create, defaultCreateTimeout, &resp.Diagnostics)
 	defer cancel()
 	s, diags := specFrom(ctx, &plan)
+	if s != nil {
+		s.localRuntime = r.Provider.Emulated
+	}
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -97,8 +100,14 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 	ctx, cancel := tfutil.Deadline(ctx, plan.Timeouts.Update, defaultUpdateTimeout, &resp.Diagnostics)
 	defer cancel()
 	s, diags := specFrom(ctx, &plan)
+	if s != nil {
+		s.localRuntime = r.Provider.Emulated
+	}
 	resp.Diagnostics.Append(diags...)
 	prior, diags := specFrom(ctx, &state)
+	if prior != nil {
+		prior.localRuntime = r.Provider.Emulated
+	}
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
