@@ -1,0 +1,44 @@
+locals {
+  # GPU machines: whole-node jobs (NCCL wants every GPU and NIC of a node) and a longer boot
+  # allowance (large images, driver load, GPU health checks before the node registers).
+  gpu_families = ["a2", "a3", "a4", "a4x", "g2"]
+  family       = split("-", var.machine_type)[0]
+  is_gpu       = contains(local.gpu_families, local.family)
+
+  exclusive      = coalesce(var.exclusive, local.is_gpu)
+  resume_timeout = var.resume_timeout != null ? var.resume_timeout : (local.is_gpu ? 1200 : null)
+}
+
+resource "hypercompute_node_partition" "this" {
+  cluster      = var.cluster
+  name         = var.name
+  machine_type = var.machine_type
+  zone         = var.zone
+  image        = var.image
+  labels       = var.labels
+  boot_disk    = var.boot_disk
+
+  static_node_count      = var.static_node_count
+  max_dynamic_node_count = var.max_dynamic_node_count
+  allow_partial          = var.allow_partial
+  force_scale_down       = var.force_scale_down
+
+  provisioning = {
+    model              = var.provisioning_model
+    reservation        = var.reservation
+    termination_action = var.spot_termination_action
+    max_run_duration   = var.max_run_duration
+  }
+
+  placement = var.compact_placement ? { compact = true } : null
+
+  slurm = {
+    default        = var.default_partition
+    exclusive      = local.exclusive
+    max_time       = var.max_time
+    resume_timeout = local.resume_timeout
+    suspend_time   = var.suspend_time
+    features       = var.features
+    extra          = var.slurm_extra
+  }
+}

@@ -1,0 +1,44 @@
+output "id" {
+  description = "Partition ID, the cluster's ID followed by /partitions/{name}."
+  value       = hypercompute_node_partition.this.id
+}
+
+output "name" {
+  description = "Slurm partition name."
+  value       = hypercompute_node_partition.this.name
+}
+
+output "machine_type" {
+  description = "Machine type of every node."
+  value       = hypercompute_node_partition.this.machine_type
+}
+
+output "is_gpu" {
+  description = "Whether the machine family is a GPU family and got the GPU defaults."
+  value       = local.is_gpu
+}
+
+output "node_name_prefix" {
+  description = "Nodes are <node_name_prefix>-<index>; also the hypercompute-partition label on every VM."
+  value       = hypercompute_node_partition.this.node_name_prefix
+}
+
+output "static_node_names" {
+  description = "Slurm hostlist of the static nodes."
+  value       = hypercompute_node_partition.this.static_node_names
+}
+
+output "dynamic_node_names" {
+  description = "Slurm hostlist of the nodes Slurm creates on demand."
+  value       = hypercompute_node_partition.this.dynamic_node_names
+}
+
+output "instance_template" {
+  description = "Instance template every node is created from."
+  value       = hypercompute_node_partition.this.instance_template
+}
+
+output "placement_policy" {
+  description = "Compact placement policy, or empty."
+  value       = hypercompute_node_partition.this.placement_policy
+}

@@ -1,0 +1,217 @@
+variable "cluster" {
+  description = "The training cluster's ID (hypercompute_training_cluster.<name>.id, projects/{project}/zones/{zone}/clusters/{name})."
+  type        = string
+
+  validation {
+    condition     = can(regex("^projects/[^/]+/zones/[^/]+/clusters/[^/]+$", var.cluster))
+    error_message = "The cluster must be a training cluster ID of the form projects/{project}/zones/{zone}/clusters/{name}."
+  }
+}
+
+variable "name" {
+  description = "Slurm partition name: a letter, then letters, digits, underscores and hyphens, at most 40 characters."
+  type        = string
+
+  validation {
+    condition     = can(regex("^[A-Za-z][-A-Za-z0-9_]{0,39}$", var.name))
+    error_message = "The partition name must start with a letter and hold at most 40 letters, digits, underscores and hyphens."
+  }
+}
+
+variable "machine_type" {
+  description = "Machine type of every node, e.g. a3-megagpu-8g, a4-highgpu-8g, g2-standard-48 or n2-standard-8. GPU families (a3, a4, a4x, g2) get GPU defaults."
+  type        = string
+
+  validation {
+    condition     = can(regex("^[a-z][a-z0-9]*-[a-z0-9-]+$", var.machine_type))
+    error_message = "The machine type must be a Compute Engine machine type name such as a3-megagpu-8g."
+  }
+}
+
+variable "zone" {
+  description = "Zone of the nodes. Null uses the cluster's zone."
+  type        = string
+  default     = null
+}
+
+variable "static_node_count" {
+  description = "Nodes that always exist, created by Terraform and never powered down."
+  type        = number
+  default     = 0
+
+  validation {
+    condition     = var.static_node_count >= 0 && floor(var.static_node_count) == var.static_node_count
+    error_message = "The static node count must be a whole number, zero or more."
+  }
+}
+
+variable "max_dynamic_node_count" {
+  description = "Most nodes Slurm creates on demand and deletes after suspend_time idle."
+  type        = number
+  default     = 0
+
+  validation {
+    condition     = var.max_dynamic_node_count >= 0 && floor(var.max_dynamic_node_count) == var.max_dynamic_node_count
+    error_message = "The dynamic node count must be a whole number, zero or more."
+  }
+
+  validation {
+    condition     = var.static_node_count + var.max_dynamic_node_count > 0
+    error_message = "A partition needs at least one node: set static_node_count or max_dynamic_node_count above zero."
+  }
+}
+
+variable "provisioning_model" {
+  description = "How nodes are obtained: standard (on-demand), spot, flex_start (Dynamic Workload Scheduler) or reservation."
+  type        = string
+  default     = "standard"
+
+  validation {
+    condition     = contains(["standard", "spot", "flex_start", "reservation"], var.provisioning_model)
+    error_message = "The provisioning model must be standard, spot, flex_start or reservation."
+  }
+
+  validation {
+    condition     = var.machine_type != "a4x-highgpu-4g" || var.provisioning_model == "reservation"
+    error_message = "A4X machines (a4x-highgpu-4g) are only offered through a reservation; set provisioning_model to reservation."
+  }
+}
+
+variable "reservation" {
+  description = "Reservation consumed when provisioning_model is reservation: NAME, or projects/{project}/reservations/NAME for a shared one, optionally with /reservationBlocks/{block}."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = (var.reservation != null) == (var.provisioning_model == "reservation")
+    error_message = "Set reservation exactly when provisioning_model is reservation."
+  }
+}
+
+variable "spot_termination_action" {
+  description = "Spot only: what a preemption does, DELETE (Slurm recreates the node on demand) or STOP."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.spot_termination_action == null || (contains(["DELETE", "STOP"], coalesce(var.spot_termination_action, "-")) && var.provisioning_model == "spot")
+    error_message = "The spot termination action must be DELETE or STOP, and is only for provisioning_model spot."
+  }
+}
+
+variable "max_run_duration" {
+  description = "Flex-start only: how long a node may run, 30s to 7d (e.g. 90m, 24h, 7d)."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.max_run_duration == null || (can(regex("^[0-9]+[smhd]$", coalesce(var.max_run_duration, "-"))) && var.provisioning_model == "flex_start")
+    error_message = "The max run duration must be a number followed by s, m, h or d (such as 24h), and is only for provisioning_model flex_start."
+  }
+}
+
+variable "compact_placement" {
+  description = "Place the nodes close together with one compact placement policy (not for A3 Ultra, A4, A4X, E2 and G2, whose placement comes from elsewhere)."
+  type        = bool
+  default     = false
+}
+
+variable "default_partition" {
+  description = "Jobs that name no partition go here. At most one partition of a cluster may be the default."
+  type        = bool
+  default     = false
+}
+
+variable "exclusive" {
+  description = "Jobs get whole nodes. Null means true on GPU families (a3, a4, a4x, g2) and false otherwise."
+  type        = bool
+  default     = null
+}
+
+variable "max_time" {
+  description = "Longest job: UNLIMITED, minutes, hours:minutes:seconds or days-hours[:minutes[:seconds]]."
+  type        = string
+  default     = "UNLIMITED"
+
+  validation {
+    condition     = can(regex("^(UNLIMITED|[0-9]+|[0-9]+:[0-9]{2}:[0-9]{2}|[0-9]+-[0-9]+(:[0-9]{2}(:[0-9]{2})?)?)$", var.max_time))
+    error_message = "The max time must be UNLIMITED, minutes, hours:minutes:seconds or days-hours[:minutes[:seconds]], such as 7-00:00:00."
+  }
+}
+
+variable "resume_timeout" {
+  description = "Seconds a powered-down node may take to boot and register. Null means 1200 on GPU families (their images and drivers boot slowly) and the cluster's setting otherwise."
+  type        = number
+  default     = null
+
+  validation {
+    condition     = var.resume_timeout == null || try(var.resume_timeout >= 60 && var.resume_timeout <= 7200, false)
+    error_message = "The resume timeout must be between 60 and 7200 seconds."
+  }
+}
+
+variable "suspend_time" {
+  description = "Seconds a dynamic node stays idle before it is deleted. Null uses the cluster's setting."
+  type        = number
+  default     = null
+
+  validation {
+    condition     = var.suspend_time == null || try(var.suspend_time >= 60, false)
+    error_message = "The suspend time must be at least 60 seconds."
+  }
+}
+
+variable "features" {
+  description = "Slurm node features added to the machine's own (family, profile, GPU type, architecture)."
+  type        = list(string)
+  default     = []
+
+  validation {
+    condition     = alltrue([for f in var.features : can(regex("^[A-Za-z0-9_.-]+$", f))])
+    error_message = "Each feature must be letters, digits, dots, underscores or hyphens."
+  }
+}
+
+variable "slurm_extra" {
+  description = "Further PartitionName settings, such as DefaultTime or PriorityTier; the provider checks them against the settings it allows."
+  type        = map(string)
+  default     = {}
+}
+
+variable "boot_disk" {
+  description = "Boot disk of each node. Null uses the machine family's default (200 GB on GPU machines)."
+  type = object({
+    size_gb = optional(number)
+    type    = optional(string)
+  })
+  default = null
+
+  validation {
+    condition     = try(var.boot_disk.type, null) == null || contains(["pd-standard", "pd-balanced", "pd-ssd", "hyperdisk-balanced"], try(var.boot_disk.type, ""))
+    error_message = "The boot disk type must be pd-standard, pd-balanced, pd-ssd or hyperdisk-balanced."
+  }
+}
+
+variable "image" {
+  description = "Boot image. Null uses the image the catalog pins for the machine type, with its driver and NCCL plugin."
+  type        = string
+  default     = null
+}
+
+variable "allow_partial" {
+  description = "On a stockout keep the static nodes that could be created (and try for the rest on the next apply) instead of all-or-nothing."
+  type        = bool
+  default     = false
+}
+
+variable "force_scale_down" {
+  description = "When static_node_count goes down, delete removed nodes at once even if jobs run on them, instead of draining them."
+  type        = bool
+  default     = false
+}
+
+variable "labels" {
+  description = "Labels of the partition's VMs, added to the provider's default labels."
+  type        = map(string)
+  default     = {}
+}

@@ -1,0 +1,10 @@
+terraform {
+  # Validations that refer to other variables need Terraform 1.9.
+  required_version = ">= 1.9"
+
+  required_providers {
+    hypercompute = {
+      source = "hypercompute/hypercompute"
+    }
+  }
+}

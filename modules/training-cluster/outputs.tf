@@ -1,0 +1,66 @@
+output "cluster_id" {
+  description = "ID of the training cluster, projects/{project}/zones/{zone}/clusters/{name}; partitions added outside the module reference it."
+  value       = hypercompute_training_cluster.this.id
+}
+
+output "ssh_command" {
+  description = "gcloud compute ssh through IAP to the first login VM (the controller when there is none)."
+  value       = hypercompute_training_cluster.this.ssh_command
+}
+
+output "controller" {
+  description = "The controller VM: name, internal_ip and self_link."
+  value       = hypercompute_training_cluster.this.controller
+}
+
+output "login_nodes" {
+  description = "The login VMs in index order: name and internal_ip."
+  value       = hypercompute_training_cluster.this.login_nodes
+}
+
+output "slurmrestd_endpoint" {
+  description = "slurmrestd on the controller, reachable inside the VPC."
+  value       = hypercompute_training_cluster.this.slurmrestd_endpoint
+}
+
+output "config_hash" {
+  description = "Hash of the Slurm configuration the controller reports applied."
+  value       = hypercompute_training_cluster.this.config_hash
+}
+
+output "partitions" {
+  description = "Slurm partitions keyed by name: machine type, node name prefix, static and dynamic node hostlists."
+  value = {
+    for k, p in module.partition : k => {
+      id                 = p.id
+      machine_type       = p.machine_type
+      node_name_prefix   = p.node_name_prefix
+      static_node_names  = p.static_node_names
+      dynamic_node_names = p.dynamic_node_names
+    }
+  }
+}
+
+output "mounts" {
+  description = "What every VM mounts: /home (NFS source and options) and, when created, Lustre (source and path)."
+  value = {
+    home = {
+      path    = "/home"
+      source  = module.home.mount_source
+      options = module.home.mount_options
+    }
+    lustre = var.lustre == null ? null : {
+      path   = var.lustre.mount_path
+      source = module.lustre[0].mount_source
+    }
+  }
+}
+
+output "network" {
+  description = "The cluster VPC: name, subnet self link and GPU NIC attachments."
+  value = {
+    name            = module.network.name
+    subnet          = module.network.subnet.self_link
+    gpu_attachments = module.network.gpu_attachments
+  }
+}

@@ -1,0 +1,218 @@
+variable "name" {
+  description = "Cluster name: Slurm's ClusterName and the prefix of every resource (network, /home, Lustre, VMs)."
+  type        = string
+
+  validation {
+    condition     = can(regex("^[a-z]([-a-z0-9]{0,30}[a-z0-9])?$", var.name))
+    error_message = "The name must be 1-32 lowercase letters, digits or hyphens, start with a letter and not end with a hyphen."
+  }
+}
+
+variable "project" {
+  description = "Project ID. Null uses the provider's project."
+  type        = string
+  default     = null
+}
+
+variable "region" {
+  description = "Region of the subnet, router and NAT; must hold the zone. Null uses the provider's region."
+  type        = string
+  default     = null
+}
+
+variable "zone" {
+  description = "Zone of the controller, login VMs, /home, Lustre and (unless a partition says otherwise) the nodes."
+  type        = string
+
+  validation {
+    condition     = can(regex("^[a-z]+-[a-z]+[0-9]+-[a-z]$", var.zone))
+    error_message = "The zone must be a Compute Engine zone name such as us-central1-a."
+  }
+
+  validation {
+    condition     = var.region == null || startswith(var.zone, "${coalesce(var.region, "-")}-")
+    error_message = "The zone must be in the region."
+  }
+}
+
+variable "network" {
+  description = "The cluster VPC: subnet CIDR, MTU, private service access prefix length and an optional GPU NIC stack (tcpx, tcpxo or rdma) for the GPU partitions."
+  type = object({
+    subnet_cidr       = optional(string, "10.0.0.0/20")
+    mtu               = optional(number, 8896)
+    psa_prefix_length = optional(number, 20)
+    gpu_stack         = optional(string)
+    gpu_subnet_count  = optional(number, 8)
+  })
+  default = {}
+
+  validation {
+    condition     = try(var.network.gpu_stack, null) == null || contains(["tcpx", "tcpxo", "rdma"], coalesce(try(var.network.gpu_stack, null), "-"))
+    error_message = "The network's GPU stack must be tcpx, tcpxo or rdma."
+  }
+
+  validation {
+    condition     = can(cidrhost(var.network.subnet_cidr, 0))
+    error_message = "The network's subnet CIDR must be an IPv4 range such as 10.0.0.0/20."
+  }
+}
+
+variable "home" {
+  description = "Filestore /home: tier, capacity in GiB and NFS protocol."
+  type = object({
+    tier        = optional(string, "ZONAL")
+    capacity_gb = optional(number, 1024)
+    protocol    = optional(string, "NFS_V4_1")
+  })
+  default = {}
+
+  validation {
+    condition     = var.home.capacity_gb >= 1024
+    error_message = "The /home capacity must be at least 1024 GiB."
+  }
+}
+
+variable "lustre" {
+  description = "Managed Lustre for datasets and checkpoints, mounted at mount_path on every VM. Null creates none."
+  type = object({
+    capacity_gib                = optional(number, 36000)
+    per_unit_storage_throughput = optional(number, 1000)
+    filesystem                  = optional(string, "lustrefs")
+    mount_path                  = optional(string, "/lustre")
+  })
+  default = null
+
+  validation {
+    condition     = var.lustre == null || can(regex("^/[^\\s]*$", try(var.lustre.mount_path, "")))
+    error_message = "The Lustre mount path must be an absolute path such as /lustre."
+  }
+}
+
+variable "controller_machine_type" {
+  description = "Machine type of the controller VM (slurmctld, slurmrestd, the agent)."
+  type        = string
+  default     = "n2-standard-8"
+
+  validation {
+    condition     = can(regex("^[a-z][a-z0-9]*-[a-z0-9-]+$", var.controller_machine_type))
+    error_message = "The controller machine type must be a Compute Engine machine type name such as n2-standard-8."
+  }
+}
+
+variable "login" {
+  description = "Login VMs: how many (0-16) and their machine type."
+  type = object({
+    count        = optional(number, 1)
+    machine_type = optional(string, "n2-standard-4")
+  })
+  default = {}
+
+  validation {
+    condition     = var.login.count >= 0 && var.login.count <= 16 && floor(var.login.count) == var.login.count
+    error_message = "The login count must be a whole number between 0 and 16."
+  }
+}
+
+variable "slurm" {
+  description = "Cluster-wide Slurm settings, applied in place: extra slurm.conf settings, scheduler parameters, prolog/epilog bodies, and the default suspend time and resume timeout in seconds."
+  type = object({
+    extra                = optional(map(string), {})
+    scheduler_parameters = optional(list(string), [])
+    prolog               = optional(string)
+    epilog               = optional(string)
+    suspend_time         = optional(number)
+    resume_timeout       = optional(number)
+  })
+  default = {}
+
+  validation {
+    condition     = alltrue([for s in compact([try(var.slurm.prolog, null), try(var.slurm.epilog, null)]) : startswith(s, "#!")])
+    error_message = "The Slurm prolog and epilog must be scripts starting with #!."
+  }
+}
+
+variable "buckets" {
+  description = "Cloud Storage buckets every VM mounts with Cloud Storage FUSE: bucket, absolute mount_path and profile (training or checkpointing)."
+  type = list(object({
+    bucket     = string
+    mount_path = string
+    profile    = string
+    cache_dir  = optional(string)
+  }))
+  default = []
+
+  validation {
+    condition     = alltrue([for b in var.buckets : contains(["training", "checkpointing"], b.profile) && startswith(b.mount_path, "/")])
+    error_message = "Each bucket needs the profile training or checkpointing and an absolute mount path."
+  }
+}
+
+variable "partitions" {
+  description = "Slurm partitions, keyed by partition name; each takes the gpu-partition module's inputs (machine_type and node counts, provisioning, placement, Slurm options)."
+  type = map(object({
+    machine_type            = string
+    zone                    = optional(string)
+    static_node_count       = optional(number, 0)
+    max_dynamic_node_count  = optional(number, 0)
+    provisioning_model      = optional(string, "standard")
+    reservation             = optional(string)
+    spot_termination_action = optional(string)
+    max_run_duration        = optional(string)
+    compact_placement       = optional(bool, false)
+    default                 = optional(bool, false)
+    exclusive               = optional(bool)
+    max_time                = optional(string, "UNLIMITED")
+    resume_timeout          = optional(number)
+    suspend_time            = optional(number)
+    features                = optional(list(string), [])
+    extra                   = optional(map(string), {})
+    boot_disk = optional(object({
+      size_gb = optional(number)
+      type    = optional(string)
+    }))
+    image  = optional(string)
+    labels = optional(map(string), {})
+  }))
+  default = {}
+
+  validation {
+    condition     = length([for p in values(var.partitions) : p if p.default]) <= 1
+    error_message = "At most one partition may be the default partition."
+  }
+
+  validation {
+    condition     = alltrue([for p in values(var.partitions) : (p.reservation != null) == (p.provisioning_model == "reservation")])
+    error_message = "Each partition sets reservation exactly when its provisioning_model is reservation."
+  }
+
+  validation {
+    condition     = alltrue([for k in keys(var.partitions) : can(regex("^[A-Za-z][-A-Za-z0-9_]{0,39}$", k))])
+    error_message = "Each partition key is its Slurm name: a letter, then at most 39 letters, digits, underscores and hyphens."
+  }
+}
+
+variable "agent" {
+  description = "Node agent build every VM fetches and verifies: url and sha256. Null uses the build released with the provider (a development build of the provider requires it)."
+  type = object({
+    url    = string
+    sha256 = string
+  })
+  default = null
+
+  validation {
+    condition     = var.agent == null || can(regex("^[0-9a-f]{64}$", try(var.agent.sha256, "")))
+    error_message = "The agent sha256 must be 64 lowercase hexadecimal digits."
+  }
+}
+
+variable "deletion_protection" {
+  description = "Protect the cluster, /home and Lustre from deletion. Keep true outside throw-away environments."
+  type        = bool
+  default     = true
+}
+
+variable "labels" {
+  description = "Labels of every VM and storage instance, added to the provider's default labels."
+  type        = map(string)
+  default     = {}
+}
