@@ -15,14 +15,12 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	"cloud.google.com/go/compute/apiv1/computepb"
-	"google.golang.org/api/iterator"
-	"google.golang.org/protobuf/proto"
 
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp/bulk"
 )
 
 // Env is what the power programs act in: the controller's clients (the VM's own credentials, or
@@ -34,13 +32,6 @@ type Env struct {
 	Cluster    cc.Cluster
 	Partitions []cc.Partition
 }
-
-// Compute's limit of VMs per bulkInsert, and the deletes kept in flight.
-const (
-	maxBulk     = 5000
-	parallelism = 64
-	pageSize    = 500
-)
 
 // labelPartition is the label every VM of a partition carries (hypercompute_node_partition sets
 // it in the partition's template); its value is the partition's node name prefix.
@@ -158,8 +149,8 @@ func resumeGroup(ctx context.Context, cl *gcp.Clients, g *group) ([]string, erro
 	}
 	var failed []string
 	var errs []error
-	for i := 0; i < len(create); i += maxBulk {
-		chunk := create[i:min(i+maxBulk, len(create))]
+	for i := 0; i < len(create); i += bulk.MaxVMs {
+		chunk := create[i:min(i+bulk.MaxVMs, len(create))]
 		bad, err := bulkCreate(ctx, cl, g, chunk)
 		if err != nil {
 			failed = append(failed, bad...)
@@ -184,26 +175,11 @@ func resumeGroup(ctx context.Context, cl *gcp.Clients, g *group) ([]string, erro
 // nodes one by one, and every node that can be had is worth having; the ones that cannot are
 // reported so they are marked down at once instead of after ResumeTimeout.
 func bulkCreate(ctx context.Context, cl *gcp.Clients, g *group, names []string) ([]string, error) {
-	per := make(map[string]*computepb.BulkInsertInstanceResourcePerInstanceProperties, len(names))
-	for _, n := range names {
-		per[n] = &computepb.BulkInsertInstanceResourcePerInstanceProperties{}
-	}
-	op, err := cl.Instances.BulkInsert(ctx, &computepb.BulkInsertInstanceRequest{
-		Project: g.project, Zone: g.zone, RequestId: gcp.NewRequestIDPtr(),
-		BulkInsertInstanceResourceResource: &computepb.BulkInsertInstanceResource{
-			Count: proto.Int64(int64(len(names))), MinCount: proto.Int64(1),
-			PerInstanceProperties: per, SourceInstanceTemplate: proto.String(g.part.InstanceTemplate),
-		},
-	})
-	if err != nil {
-		return names, fmt.Errorf("bulkInsert of %d VMs: %w", len(names), gcp.Classify(err))
-	}
-	done, werr := cl.WaitCompute(ctx, op)
+	done, all, werr := bulk.Insert{Project: g.project, Zone: g.zone, Names: names, MinCount: 1, Template: g.part.InstanceTemplate}.Run(ctx, cl)
 	if done == nil {
 		return names, werr
 	}
-	st := done.GetInstancesBulkInsertOperationMetadata().GetPerLocationStatus()["zones/"+g.zone]
-	if werr == nil && st != nil && int(st.GetCreatedVmCount()) >= len(names) {
+	if all {
 		return nil, nil
 	}
 	reasons, lerr := groupFailures(ctx, cl, g.project, done.GetOperationGroupId())
@@ -230,31 +206,14 @@ func bulkCreate(ctx context.Context, cl *gcp.Clients, g *group, names []string) 
 // groupFailures maps each VM of a bulk request that failed to its error ("CODE: message");
 // RESOURCE_ALREADY_EXISTS is not a failure (the VM is there).
 func groupFailures(ctx context.Context, cl *gcp.Clients, project, groupID string) (map[string]string, error) {
+	fs, err := bulk.Failures(ctx, cl, project, groupID)
 	out := map[string]string{}
-	if groupID == "" {
-		return out, nil
-	}
-	it := cl.GlobalOperations.AggregatedList(ctx, &computepb.AggregatedListGlobalOperationsRequest{
-		Project: project, MaxResults: proto.Uint32(pageSize),
-		Filter: proto.String(fmt.Sprintf("(operationType = insert) AND (operationGroupId = %q)", groupID)),
-	})
-	for {
-		pair, err := it.Next()
-		if err == iterator.Done {
-			return out, nil
-		}
-		if err != nil {
-			return out, gcp.Classify(err)
-		}
-		for _, op := range pair.Value.GetOperations() {
-			errs := op.GetError().GetErrors()
-			if len(errs) == 0 || errs[0].GetCode() == "RESOURCE_ALREADY_EXISTS" {
-				continue
-			}
-			link := op.GetTargetLink()
-			out[link[strings.LastIndex(link, "/")+1:]] = errs[0].GetCode() + ": " + errs[0].GetMessage()
+	for _, f := range fs {
+		if f.Code != "RESOURCE_ALREADY_EXISTS" {
+			out[f.Name] = f.Code + ": " + f.Message
 		}
 	}
+	return out, err
 }
 
 // describe writes the distinct reasons once each, with the nodes they hit.
@@ -299,11 +258,7 @@ func deleteNodes(ctx context.Context, env Env, nodelist string) error {
 	}
 	for _, g := range groups {
 		bad, err := forEach(ctx, g.nodes, func(ctx context.Context, n string) error {
-			op, err := env.Clients.Instances.Delete(ctx, &computepb.DeleteInstanceRequest{Project: g.project, Zone: g.zone, Instance: n, RequestId: gcp.NewRequestIDPtr()})
-			if err == nil {
-				_, err = env.Clients.WaitCompute(ctx, op)
-			}
-			return gcp.IgnoreNotFound(err)
+			return bulk.DeleteVM(ctx, env.Clients, g.project, g.zone, n)
 		})
 		if err != nil {
 			failed = append(failed, bad...)
@@ -316,28 +271,14 @@ func deleteNodes(ctx context.Context, env Env, nodelist string) error {
 	return &NodesError{Nodes: failed, Err: errors.Join(errs...)}
 }
 
-// forEach runs fn for every node, parallelism at a time, and returns the nodes it failed for.
+// forEach runs fn for every node, bulk.Parallelism at a time, and returns the nodes it failed for.
 func forEach(ctx context.Context, nodes []string, fn func(context.Context, string) error) ([]string, error) {
-	sem := make(chan struct{}, parallelism)
-	var mu sync.Mutex
-	var failed []string
-	var errs []error
-	var wg sync.WaitGroup
-	for _, n := range nodes {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			if err := fn(ctx, n); err != nil {
-				mu.Lock()
-				failed = append(failed, n)
-				errs = append(errs, fmt.Errorf("%s: %w", n, err))
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	sort.Strings(failed)
+	failed, errs := bulk.ForEach(ctx, nodes, bulk.Parallelism, func(ctx context.Context, n string) error {
+		if err := fn(ctx, n); err != nil {
+			return fmt.Errorf("%s: %w", n, err)
+		}
+		return nil
+	})
 	if len(errs) > 3 {
 		errs = append(errs[:3], fmt.Errorf("and %d more", len(errs)-3))
 	}
@@ -347,18 +288,11 @@ func forEach(ctx context.Context, nodes []string, fn func(context.Context, strin
 // listVMs returns the status of the partition's VMs by name: one list call per 500 VMs.
 func listVMs(ctx context.Context, cl *gcp.Clients, project, zone, prefix string) (map[string]string, error) {
 	out := map[string]string{}
-	it := cl.Instances.List(ctx, &computepb.ListInstancesRequest{
-		Project: project, Zone: zone, MaxResults: proto.Uint32(pageSize),
-		Filter: proto.String(fmt.Sprintf("labels.%s = %q", labelPartition, prefix)),
-	})
-	for {
-		inst, err := it.Next()
-		if err == iterator.Done {
-			return out, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("listing the VMs of %s: %w", prefix, gcp.Classify(err))
-		}
+	err := bulk.ListLabelled(ctx, cl, project, zone, labelPartition, prefix, func(inst *computepb.Instance) {
 		out[inst.GetName()] = inst.GetStatus()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing the VMs of %s: %w", prefix, err)
 	}
+	return out, nil
 }

@@ -5,15 +5,14 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"cloud.google.com/go/filestore/apiv1/filestorepb"
-	"google.golang.org/genproto/googleapis/cloud/common"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/core"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/producer"
 	sn "github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/servicenetworking"
 )
 
@@ -31,28 +30,11 @@ func (s *Service) createInstance(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := parent(r) + "/instances/" + id
-	inst := s.initialInstance(name, ni)
-	err := s.Store.Update(func(tx *core.Tx) error {
-		if tx.Exists(KindInstances, name) {
-			return core.GoogleError(http.StatusConflict, "Resource '%s' already exists", name)
-		}
-		return tx.Put(KindInstances, name, inst)
-	})
+	l, err := s.instances.StartCreate(r, name, s.initialInstance(name, ni), func(tx *core.Tx) (any, error) { return s.completeCreate(tx, name, ni) })
 	if err != nil {
 		fail(w, r, err)
 		return
 	}
-	l := s.Ops.StartLRO(r, core.LROSpec{
-		Parent:   parent(r),
-		Metadata: s.metadata(name, "create"),
-		Apply:    func(tx *core.Tx) (any, error) { return s.completeCreate(tx, name, ni) },
-		Rollback: func(tx *core.Tx) {
-			var cur filestorepb.Instance
-			if ok, _ := tx.Get(KindInstances, name, &cur); ok && cur.GetState() == filestorepb.Instance_CREATING {
-				tx.Delete(KindInstances, name)
-			}
-		},
-	})
 	core.WriteJSON(w, http.StatusOK, l)
 }
 
@@ -85,9 +67,9 @@ func (s *Service) initialInstance(name string, ni *newInstance) *filestorepb.Ins
 
 // completeCreate runs when the create operation ends: capacity check, IP block, backing directory, READY.
 func (s *Service) completeCreate(tx *core.Tx, name string, ni *newInstance) (any, error) {
-	var inst filestorepb.Instance
-	if ok, _ := tx.Get(KindInstances, name, &inst); !ok || inst.GetState() != filestorepb.Instance_CREATING {
-		return nil, core.NewOpError(http.StatusConflict, "ABORTED", fmt.Sprintf("Instance '%s' was deleted before its creation completed.", name))
+	inst, err := s.instances.Creating(tx, name)
+	if err != nil {
+		return nil, err
 	}
 	project, location := nameParts(name)
 	if sn.StorageStockout(s.Faults, location, "filestore/"+ni.tier.Name) {
@@ -96,7 +78,6 @@ func (s *Service) completeCreate(tx *core.Tx, name string, ni *newInstance) (any
 	nc := inst.Networks[0]
 	req := sn.BlockRequest{Network: ni.network, Owner: name, Service: ProducerService, PrefixLength: ni.tier.DirectPeeringPrefix}
 	var a sn.Allocation
-	var err error
 	if nc.GetConnectMode() == filestorepb.NetworkConfig_PRIVATE_SERVICE_ACCESS {
 		req.Range = nc.GetReservedIpRange()
 		a, err = sn.AllocatePSA(tx, req)
@@ -112,90 +93,34 @@ func (s *Service) completeCreate(tx *core.Tx, name string, ni *newInstance) (any
 	nc.IpAddresses = []string{a.Host(2)}
 	inst.State = filestorepb.Instance_READY
 	inst.Etag = s.etag()
-	if err := s.dirs().Ensure(backingPath(name, inst.FileShares[0].GetName())...); err != nil {
+	if err := s.backings.Current().Ensure(append(producer.InstanceDir(name), inst.FileShares[0].GetName())...); err != nil {
 		return nil, err
 	}
-	if err := tx.Put(KindInstances, name, &inst); err != nil {
-		return nil, err
-	}
-	return core.Typed(instanceTypeURL, &inst), nil
-}
-
-func (s *Service) getInstance(w http.ResponseWriter, r *http.Request) {
-	name := instanceName(r)
-	b, ok := s.Store.GetRaw(KindInstances, name)
-	if !ok {
-		fail(w, r, core.GoogleNotFound(name))
-		return
-	}
-	core.WriteJSON(w, http.StatusOK, b)
-}
-
-func (s *Service) listInstances(w http.ResponseWriter, r *http.Request) {
-	prefix := parent(r) + "/instances/"
-	if r.PathValue("location") == "-" {
-		prefix = "projects/" + r.PathValue("project") + "/locations/"
-	}
-	items, next, err := core.Page(r, s.Store.List(KindInstances, prefix))
-	if err != nil {
-		fail(w, r, err)
-		return
-	}
-	body := map[string]any{}
-	if len(items) > 0 {
-		body["instances"] = items
-	}
-	if next != "" {
-		body["nextPageToken"] = next
-	}
-	core.WriteJSON(w, http.StatusOK, body)
+	return s.instances.Finish(tx, name, inst)
 }
 
 // updatable are the update_mask paths instances.patch accepts.
 var updatable = []string{"description", "file_shares", "labels", "performance_config", "deletion_protection_enabled", "deletion_protection_reason"}
 
 func (s *Service) patchInstance(w http.ResponseWriter, r *http.Request) {
-	name := instanceName(r)
-	var in filestorepb.Instance
-	if err := core.ReadJSON(r, &in); err != nil {
-		fail(w, r, err)
-		return
-	}
-	var cur filestorepb.Instance
-	if ok, _ := s.Store.Get(KindInstances, name, &cur); !ok {
-		fail(w, r, core.GoogleNotFound(name))
-		return
-	}
-	paths := sn.MaskPaths(r.URL.Query().Get("updateMask"))
-	if len(paths) == 0 {
-		fail(w, r, badRequest("update_mask: at least one field path is required (updatable: %s).", strings.Join(updatable, ", ")))
-		return
-	}
-	want, err := validatePatch(&cur, &in, paths)
+	name, in, cur, paths, err := s.instances.ReadPatch(r, updatable)
 	if err != nil {
 		fail(w, r, err)
 		return
 	}
-	if cur.GetState() != filestorepb.Instance_READY {
-		fail(w, r, failedPrecondition("Instance '%s' is %s; it can only be updated when READY.", name, cur.GetState()))
+	want, verr := validatePatch(cur, in, paths)
+	if verr != nil {
+		fail(w, r, verr)
 		return
 	}
-	l := s.Ops.StartLRO(r, core.LROSpec{
-		Parent:   parent(r),
-		Metadata: s.metadata(name, "update"),
-		Apply: func(tx *core.Tx) (any, error) {
-			var now filestorepb.Instance
-			if ok, _ := tx.Get(KindInstances, name, &now); !ok {
-				return nil, core.NewOpError(http.StatusNotFound, "NOT_FOUND", fmt.Sprintf("Resource '%s' was not found", name))
-			}
-			applyMask(&now, want, paths)
-			now.Etag = s.etag()
-			if err := tx.Put(KindInstances, name, &now); err != nil {
-				return nil, err
-			}
-			return core.Typed(instanceTypeURL, &now), nil
-		},
+	l, err := s.instances.StartPatch(r, name, cur, func(now *filestorepb.Instance) {
+		applyMask(now, want, paths)
+		now.Etag = s.etag()
 	})
+	if err != nil {
+		fail(w, r, err)
+		return
+	}
 	core.WriteJSON(w, http.StatusOK, l)
 }
 
@@ -271,7 +196,6 @@ func applyMask(dst, src *filestorepb.Instance, paths []string) {
 }
 
 func (s *Service) deleteInstance(w http.ResponseWriter, r *http.Request) {
-	name := instanceName(r)
 	if v := r.URL.Query().Get("force"); v != "" {
 		// force also deletes snapshots; the emulator keeps none, so it only has to be well-formed.
 		if _, err := strconv.ParseBool(v); err != nil {
@@ -279,67 +203,22 @@ func (s *Service) deleteInstance(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	var prev filestorepb.Instance
-	err := s.Store.Update(func(tx *core.Tx) error {
-		if ok, _ := tx.Get(KindInstances, name, &prev); !ok {
-			return core.GoogleNotFound(name)
-		}
-		if prev.GetDeletionProtectionEnabled() {
-			msg := fmt.Sprintf("Cannot delete instance '%s' because deletion protection is enabled", name)
-			if reason := prev.GetDeletionProtectionReason(); reason != "" {
-				msg += " (reason: " + reason + ")"
-			}
-			return failedPrecondition("%s. Disable deletion protection (deletion_protection_enabled=false) first.", msg)
-		}
-		if prev.GetState() == filestorepb.Instance_DELETING {
-			return failedPrecondition("Instance '%s' is already being deleted.", name)
-		}
-		next := proto.Clone(&prev).(*filestorepb.Instance)
-		next.State = filestorepb.Instance_DELETING
-		return tx.Put(KindInstances, name, next)
-	})
+	l, err := s.instances.StartDelete(r, refuseProtected, func() (any, error) { return core.Typed(emptyTypeURL, struct{}{}), nil })
 	if err != nil {
 		fail(w, r, err)
 		return
 	}
-	l := s.Ops.StartLRO(r, core.LROSpec{
-		Parent:   parent(r),
-		Metadata: s.metadata(name, "delete"),
-		Apply: func(tx *core.Tx) (any, error) {
-			sn.ReleaseOwner(tx, name)
-			tx.Delete(KindInstances, name)
-			return core.Typed(emptyTypeURL, struct{}{}), nil
-		},
-		Rollback: func(tx *core.Tx) {
-			var cur filestorepb.Instance
-			if ok, _ := tx.Get(KindInstances, name, &cur); ok && cur.GetState() == filestorepb.Instance_DELETING {
-				cur.State = prev.GetState()
-				_ = tx.Put(KindInstances, name, &cur)
-			}
-		},
-	})
 	core.WriteJSON(w, http.StatusOK, l)
 }
 
-// metadata renders common.OperationMetadata for an operation on target started now.
-func (s *Service) metadata(target, verb string) func(done bool, now time.Time) any {
-	start := s.Now()
-	return func(done bool, now time.Time) any {
-		m := &common.OperationMetadata{CreateTime: timestamppb.New(start), Target: target, Verb: verb, ApiVersion: "v1"}
-		if done {
-			m.EndTime = timestamppb.New(now)
-		}
-		return core.Typed(metadataTypeURL, m)
+// refuseProtected refuses to delete an instance with deletion protection.
+func refuseProtected(name string, prev *filestorepb.Instance) error {
+	if !prev.GetDeletionProtectionEnabled() {
+		return nil
 	}
-}
-
-func (s *Service) etag() string { return s.Rand.Hex(16) }
-
-// nameParts returns the project and location of projects/{p}/locations/{l}/...
-func nameParts(name string) (project, location string) {
-	parts := strings.Split(name, "/")
-	if len(parts) >= 4 {
-		return parts[1], parts[3]
+	msg := fmt.Sprintf("Cannot delete instance '%s' because deletion protection is enabled", name)
+	if reason := prev.GetDeletionProtectionReason(); reason != "" {
+		msg += " (reason: " + reason + ")"
 	}
-	return "", ""
+	return failedPrecondition("%s. Disable deletion protection (deletion_protection_enabled=false) first.", msg)
 }

@@ -9,11 +9,15 @@
 package filestore
 
 import (
-	"net/http"
-	"sync/atomic"
+	"time"
+
+	"cloud.google.com/go/filestore/apiv1/filestorepb"
+	"google.golang.org/genproto/googleapis/cloud/common"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/core"
-	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/servicenetworking"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/producer"
 )
 
 // KindInstances holds the instances; key projects/{p}/locations/{loc}/instances/{id} (the resource name),
@@ -46,7 +50,8 @@ type Options struct {
 // Service is the Filestore API bound to the emulator core.
 type Service struct {
 	*core.Server
-	backing atomic.Pointer[servicenetworking.Backing]
+	instances producer.Instances[filestorepb.Instance]
+	backings  *producer.Backings
 }
 
 // ComponentName is the name Register provides the Service under (srv.Component).
@@ -55,41 +60,51 @@ const ComponentName = "filestore"
 // Register mounts the Filestore API on srv.
 func Register(srv *core.Server, opts Options) *Service {
 	s := &Service{Server: srv}
+	s.instances = producer.Instances[filestorepb.Instance]{
+		Server: srv, Kind: KindInstances, Ready: filestorepb.Instance_READY.String(),
+		State: func(i *filestorepb.Instance) string { return i.GetState().String() },
+		SetState: func(i *filestorepb.Instance, st string) {
+			i.State = filestorepb.Instance_State(filestorepb.Instance_State_value[st])
+		},
+		Clone:    func(i *filestorepb.Instance) *filestorepb.Instance { return proto.Clone(i).(*filestorepb.Instance) },
+		Response: func(i *filestorepb.Instance) (any, error) { return core.Typed(instanceTypeURL, i), nil },
+		Metadata: s.metadata,
+	}
 	s.Router.Handle("POST "+instances, "file.projects.locations.instances.create", core.Mutating, s.createInstance)
-	s.Router.Handle("GET "+instances, "file.projects.locations.instances.list", core.Read, s.listInstances)
-	s.Router.Handle("GET "+instance, "file.projects.locations.instances.get", core.Read, s.getInstance)
+	s.Router.Handle("GET "+instances, "file.projects.locations.instances.list", core.Read, s.instances.List)
+	s.Router.Handle("GET "+instance, "file.projects.locations.instances.get", core.Read, s.instances.Get)
 	s.Router.Handle("PATCH "+instance, "file.projects.locations.instances.patch", core.Mutating, s.patchInstance)
 	s.Router.Handle("DELETE "+instance, "file.projects.locations.instances.delete", core.Mutating, s.deleteInstance)
-	s.Router.Handle("GET "+prefix+"/operations/{operation}", "file.projects.locations.operations.get", core.Read, s.getOperation)
-	s.Router.Handle("GET "+prefix+"/operations", "file.projects.locations.operations.list", core.Read, s.listOperations)
+	getOperation := producer.GetOperation(srv)
+	s.Router.Handle("GET "+prefix+"/operations/{operation}", "file.projects.locations.operations.get", core.Read, getOperation)
+	s.Router.Handle("GET "+prefix+"/operations", "file.projects.locations.operations.list", core.Read, producer.ListOperations(srv, metadataTypeURL))
 	// The generated client's Operation.Wait polls "/v1/{name}", replacing the whole path of the endpoint and
 	// so dropping the /filestore prefix; this route serves those polls.
-	s.Router.Handle("GET /v1/projects/{project}/locations/{location}/operations/{operation}", "file.projects.locations.operations.get", core.Read, s.getOperation)
-	s.watchBacking()
-	if opts.DataDir != "" {
-		if err := s.SetDataDir(opts.DataDir); err != nil {
-			s.Log.Error("preparing backing directories", "api", ComponentName, "err", err)
-		}
-	}
-	srv.Provide(ComponentName, s)
+	s.Router.Handle("GET /v1/projects/{project}/locations/{location}/operations/{operation}", "file.projects.locations.operations.get", core.Read, getOperation)
+	s.backings = producer.NewBackings(srv, KindInstances, ComponentName, "Filestore", shareDir)
+	s.backings.Register(ComponentName, opts.DataDir, s)
 	return s
 }
 
-func fail(w http.ResponseWriter, r *http.Request, err error) { core.WriteError(w, r, err) }
+// The request helpers every handler uses, shared with Managed Lustre.
+var (
+	fail               = producer.Fail
+	parent             = producer.Parent
+	badRequest         = producer.BadRequest
+	failedPrecondition = producer.FailedPrecondition
+	nameParts          = producer.NameParts
+)
 
-func parent(r *http.Request) string {
-	return "projects/" + r.PathValue("project") + "/locations/" + r.PathValue("location")
+// metadata renders common.OperationMetadata for an operation on target started now.
+func (s *Service) metadata(target, verb string) func(done bool, now time.Time) any {
+	start := s.Now()
+	return func(done bool, now time.Time) any {
+		m := &common.OperationMetadata{CreateTime: timestamppb.New(start), Target: target, Verb: verb, ApiVersion: "v1"}
+		if done {
+			m.EndTime = timestamppb.New(now)
+		}
+		return core.Typed(metadataTypeURL, m)
+	}
 }
 
-func instanceName(r *http.Request) string { return parent(r) + "/instances/" + r.PathValue("instance") }
-
-func badRequest(format string, args ...any) *core.APIError {
-	return core.GoogleError(http.StatusBadRequest, format, args...)
-}
-
-// failedPrecondition is the synchronous FAILED_PRECONDITION answer (HTTP 400, as Google's front ends map it).
-func failedPrecondition(format string, args ...any) *core.APIError {
-	e := core.GoogleError(http.StatusBadRequest, format, args...)
-	e.Status = "FAILED_PRECONDITION"
-	return e
-}
+func (s *Service) etag() string { return s.Rand.Hex(16) }

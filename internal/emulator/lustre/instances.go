@@ -11,6 +11,7 @@ import (
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/core"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/producer"
 	sn "github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/servicenetworking"
 	wire "github.com/hypercompute/terraform-provider-hypercompute/internal/gcp/lustre"
 )
@@ -39,27 +40,11 @@ func (s *Service) createInstance(w http.ResponseWriter, r *http.Request) {
 		PerUnitStorageThroughput: in.PerUnitStorageThroughput, GkeSupportEnabled: in.GkeSupportEnabled,
 		KmsKey: in.KmsKey, UID: uuid.NewString(),
 	}
-	err := s.Store.Update(func(tx *core.Tx) error {
-		if tx.Exists(KindInstances, name) {
-			return core.GoogleError(http.StatusConflict, "Resource '%s' already exists", name)
-		}
-		return tx.Put(KindInstances, name, inst)
-	})
+	l, err := s.instances.StartCreate(r, name, &inst, func(tx *core.Tx) (any, error) { return s.completeCreate(tx, name, net) })
 	if err != nil {
 		fail(w, r, err)
 		return
 	}
-	l := s.Ops.StartLRO(r, core.LROSpec{
-		Parent:   parent(r),
-		Metadata: s.metadata(name, "create"),
-		Apply:    func(tx *core.Tx) (any, error) { return s.completeCreate(tx, name, net) },
-		Rollback: func(tx *core.Tx) {
-			var cur wire.Instance
-			if ok, _ := tx.Get(KindInstances, name, &cur); ok && cur.State == wire.StateCreating {
-				tx.Delete(KindInstances, name)
-			}
-		},
-	})
 	s.rememberRequest(r, l)
 	core.WriteJSON(w, http.StatusOK, l)
 }
@@ -110,9 +95,9 @@ func (s *Service) validateCreate(project, location, id string, in *wire.Instance
 // completeCreate runs when the create operation ends: capacity check, IP block, mount point, backing
 // directory, ACTIVE.
 func (s *Service) completeCreate(tx *core.Tx, name string, net sn.NetworkRef) (any, error) {
-	var inst wire.Instance
-	if ok, _ := tx.Get(KindInstances, name, &inst); !ok || inst.State != wire.StateCreating {
-		return nil, core.NewOpError(http.StatusConflict, "ABORTED", fmt.Sprintf("Instance '%s' was deleted before its creation completed.", name))
+	inst, err := s.instances.Creating(tx, name)
+	if err != nil {
+		return nil, err
 	}
 	project, location := nameParts(name)
 	if sn.StorageStockout(s.Faults, location, fmt.Sprintf("lustre/%d", inst.PerUnitStorageThroughput)) {
@@ -125,43 +110,10 @@ func (s *Service) completeCreate(tx *core.Tx, name string, net sn.NetworkRef) (a
 	inst.MountPoint = a.Host(2) + "@tcp:/" + inst.Filesystem
 	inst.State = wire.StateActive
 	inst.UpdateTime = core.RFC3339(s.Now())
-	if err := s.dirs().Ensure(backingPath(name)...); err != nil {
+	if err := s.backings.Current().Ensure(producer.InstanceDir(name)...); err != nil {
 		return nil, err
 	}
-	if err := tx.Put(KindInstances, name, inst); err != nil {
-		return nil, err
-	}
-	return wire.AnyJSON(wire.InstanceTypeURL, inst)
-}
-
-func (s *Service) getInstance(w http.ResponseWriter, r *http.Request) {
-	name := instanceName(r)
-	b, ok := s.Store.GetRaw(KindInstances, name)
-	if !ok {
-		fail(w, r, core.GoogleNotFound(name))
-		return
-	}
-	core.WriteJSON(w, http.StatusOK, b)
-}
-
-func (s *Service) listInstances(w http.ResponseWriter, r *http.Request) {
-	prefix := parent(r) + "/instances/"
-	if r.PathValue("location") == "-" {
-		prefix = "projects/" + r.PathValue("project") + "/locations/"
-	}
-	items, next, err := core.Page(r, s.Store.List(KindInstances, prefix))
-	if err != nil {
-		fail(w, r, err)
-		return
-	}
-	body := map[string]any{}
-	if len(items) > 0 {
-		body["instances"] = items
-	}
-	if next != "" {
-		body["nextPageToken"] = next
-	}
-	core.WriteJSON(w, http.StatusOK, body)
+	return s.instances.Finish(tx, name, inst)
 }
 
 // updatable are the update_mask paths instances.patch accepts; immutable are the settable fields it refuses.
@@ -171,20 +123,9 @@ var (
 )
 
 func (s *Service) patchInstance(w http.ResponseWriter, r *http.Request) {
-	name := instanceName(r)
-	var in wire.Instance
-	if err := core.ReadJSON(r, &in); err != nil {
+	name, in, cur, paths, err := s.instances.ReadPatch(r, updatable)
+	if err != nil {
 		fail(w, r, err)
-		return
-	}
-	var cur wire.Instance
-	if ok, _ := s.Store.Get(KindInstances, name, &cur); !ok {
-		fail(w, r, core.GoogleNotFound(name))
-		return
-	}
-	paths := sn.MaskPaths(r.URL.Query().Get("updateMask"))
-	if len(paths) == 0 {
-		fail(w, r, badRequest("update_mask: at least one field path is required (updatable: %s).", strings.Join(updatable, ", ")))
 		return
 	}
 	for _, p := range paths {
@@ -214,73 +155,33 @@ func (s *Service) patchInstance(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if cur.State != wire.StateActive {
-		fail(w, r, failedPrecondition("Instance '%s' is %s; it can only be updated when ACTIVE.", name, cur.State))
-		return
-	}
-	l := s.Ops.StartLRO(r, core.LROSpec{
-		Parent:   parent(r),
-		Metadata: s.metadata(name, "update"),
-		Apply: func(tx *core.Tx) (any, error) {
-			var now wire.Instance
-			if ok, _ := tx.Get(KindInstances, name, &now); !ok {
-				return nil, core.NewOpError(http.StatusNotFound, "NOT_FOUND", fmt.Sprintf("Resource '%s' was not found", name))
+	l, err := s.instances.StartPatch(r, name, cur, func(now *wire.Instance) {
+		for _, p := range paths {
+			switch p {
+			case "capacity_gib":
+				now.CapacityGib = in.CapacityGib
+			case "description":
+				now.Description = in.Description
+			case "labels":
+				now.Labels = in.Labels
 			}
-			for _, p := range paths {
-				switch p {
-				case "capacity_gib":
-					now.CapacityGib = in.CapacityGib
-				case "description":
-					now.Description = in.Description
-				case "labels":
-					now.Labels = in.Labels
-				}
-			}
-			now.UpdateTime = core.RFC3339(s.Now())
-			if err := tx.Put(KindInstances, name, now); err != nil {
-				return nil, err
-			}
-			return wire.AnyJSON(wire.InstanceTypeURL, now)
-		},
-	})
-	s.rememberRequest(r, l)
-	core.WriteJSON(w, http.StatusOK, l)
-}
-
-func (s *Service) deleteInstance(w http.ResponseWriter, r *http.Request) {
-	name := instanceName(r)
-	var prev wire.Instance
-	err := s.Store.Update(func(tx *core.Tx) error {
-		if ok, _ := tx.Get(KindInstances, name, &prev); !ok {
-			return core.GoogleNotFound(name)
 		}
-		if prev.State == wire.StateDeleting {
-			return failedPrecondition("Instance '%s' is already being deleted.", name)
-		}
-		next := prev
-		next.State = wire.StateDeleting
-		return tx.Put(KindInstances, name, next)
+		now.UpdateTime = core.RFC3339(s.Now())
 	})
 	if err != nil {
 		fail(w, r, err)
 		return
 	}
-	l := s.Ops.StartLRO(r, core.LROSpec{
-		Parent:   parent(r),
-		Metadata: s.metadata(name, "delete"),
-		Apply: func(tx *core.Tx) (any, error) {
-			sn.ReleaseOwner(tx, name)
-			tx.Delete(KindInstances, name)
-			return wire.AnyJSON(wire.EmptyTypeURL, nil)
-		},
-		Rollback: func(tx *core.Tx) {
-			var cur wire.Instance
-			if ok, _ := tx.Get(KindInstances, name, &cur); ok && cur.State == wire.StateDeleting {
-				cur.State = prev.State
-				_ = tx.Put(KindInstances, name, cur)
-			}
-		},
-	})
+	s.rememberRequest(r, l)
+	core.WriteJSON(w, http.StatusOK, l)
+}
+
+func (s *Service) deleteInstance(w http.ResponseWriter, r *http.Request) {
+	l, err := s.instances.StartDelete(r, nil, func() (any, error) { return wire.AnyJSON(wire.EmptyTypeURL, nil) })
+	if err != nil {
+		fail(w, r, err)
+		return
+	}
 	s.rememberRequest(r, l)
 	core.WriteJSON(w, http.StatusOK, l)
 }
@@ -295,13 +196,4 @@ func (s *Service) metadata(target, verb string) func(done bool, now time.Time) a
 		}
 		return m
 	}
-}
-
-// nameParts returns the project and location of projects/{p}/locations/{l}/...
-func nameParts(name string) (project, location string) {
-	parts := strings.Split(name, "/")
-	if len(parts) >= 4 {
-		return parts[1], parts[3]
-	}
-	return "", ""
 }

@@ -11,10 +11,10 @@ package lustre
 
 import (
 	"net/http"
-	"sync/atomic"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/core"
-	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/servicenetworking"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/producer"
+	wire "github.com/hypercompute/terraform-provider-hypercompute/internal/gcp/lustre"
 )
 
 // Store kinds of this package.
@@ -46,7 +46,8 @@ type Options struct {
 // Service is the Managed Lustre API bound to the emulator core.
 type Service struct {
 	*core.Server
-	backing atomic.Pointer[servicenetworking.Backing]
+	instances producer.Instances[wire.Instance]
+	backings  *producer.Backings
 }
 
 // ComponentName is the name Register provides the Service under (srv.Component).
@@ -55,40 +56,34 @@ const ComponentName = "lustre"
 // Register mounts the Managed Lustre API on srv.
 func Register(srv *core.Server, opts Options) *Service {
 	s := &Service{Server: srv}
+	s.instances = producer.Instances[wire.Instance]{
+		Server: srv, Kind: KindInstances, Ready: wire.StateActive,
+		State:    func(i *wire.Instance) string { return i.State },
+		SetState: func(i *wire.Instance, st string) { i.State = st },
+		Clone:    func(i *wire.Instance) *wire.Instance { c := *i; return &c },
+		Response: func(i *wire.Instance) (any, error) { return wire.AnyJSON(wire.InstanceTypeURL, *i) },
+		Metadata: s.metadata,
+	}
 	s.Router.Handle("POST "+instances, "lustre.projects.locations.instances.create", core.Mutating, s.idempotent(s.createInstance))
-	s.Router.Handle("GET "+instances, "lustre.projects.locations.instances.list", core.Read, s.listInstances)
-	s.Router.Handle("GET "+instance, "lustre.projects.locations.instances.get", core.Read, s.getInstance)
+	s.Router.Handle("GET "+instances, "lustre.projects.locations.instances.list", core.Read, s.instances.List)
+	s.Router.Handle("GET "+instance, "lustre.projects.locations.instances.get", core.Read, s.instances.Get)
 	s.Router.Handle("PATCH "+instance, "lustre.projects.locations.instances.patch", core.Mutating, s.idempotent(s.patchInstance))
 	s.Router.Handle("DELETE "+instance, "lustre.projects.locations.instances.delete", core.Mutating, s.idempotent(s.deleteInstance))
-	s.Router.Handle("GET "+prefix+"/operations/{operation}", "lustre.projects.locations.operations.get", core.Read, s.getOperation)
-	s.Router.Handle("GET "+prefix+"/operations", "lustre.projects.locations.operations.list", core.Read, s.listOperations)
-	s.watchBacking()
-	if opts.DataDir != "" {
-		if err := s.SetDataDir(opts.DataDir); err != nil {
-			s.Log.Error("preparing backing directories", "api", ComponentName, "err", err)
-		}
-	}
-	srv.Provide(ComponentName, s)
+	s.Router.Handle("GET "+prefix+"/operations/{operation}", "lustre.projects.locations.operations.get", core.Read, producer.GetOperation(srv))
+	s.Router.Handle("GET "+prefix+"/operations", "lustre.projects.locations.operations.list", core.Read, producer.ListOperations(srv, wire.OperationMetadataTypeURL))
+	s.backings = producer.NewBackings(srv, KindInstances, ComponentName, "Lustre", instanceDir)
+	s.backings.Register(ComponentName, opts.DataDir, s)
 	return s
 }
 
-func fail(w http.ResponseWriter, r *http.Request, err error) { core.WriteError(w, r, err) }
-
-func parent(r *http.Request) string {
-	return "projects/" + r.PathValue("project") + "/locations/" + r.PathValue("location")
-}
-
-func instanceName(r *http.Request) string { return parent(r) + "/instances/" + r.PathValue("instance") }
-
-func badRequest(format string, args ...any) *core.APIError {
-	return core.GoogleError(http.StatusBadRequest, format, args...)
-}
-
-func failedPrecondition(format string, args ...any) *core.APIError {
-	e := core.GoogleError(http.StatusBadRequest, format, args...)
-	e.Status = "FAILED_PRECONDITION"
-	return e
-}
+// The request helpers every handler uses, shared with Filestore.
+var (
+	fail               = producer.Fail
+	parent             = producer.Parent
+	badRequest         = producer.BadRequest
+	failedPrecondition = producer.FailedPrecondition
+	nameParts          = producer.NameParts
+)
 
 // idempotent answers a repeated requestId with the operation the first call started.
 func (s *Service) idempotent(h http.HandlerFunc) http.HandlerFunc {

@@ -16,6 +16,7 @@ import (
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp/bulk"
 )
 
 // applier reconciles the cloud towards one desired partition.
@@ -256,30 +257,25 @@ func (a *applier) relabel(ctx context.Context, inv inventory) error {
 	if len(stale) == 0 {
 		return nil
 	}
-	sem := make(chan struct{}, deleteParallelism)
-	var mu sync.Mutex
-	var errs []error
-	var wg sync.WaitGroup
-	for _, v := range stale {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			op, err := a.cl.Instances.SetLabels(ctx, &computepb.SetLabelsInstanceRequest{
-				Project: a.d.project, Zone: a.d.zone, Instance: v.name, RequestId: gcp.NewRequestIDPtr(),
-				InstancesSetLabelsRequestResource: &computepb.InstancesSetLabelsRequest{LabelFingerprint: proto.String(v.labelFingerprint), Labels: want},
-			})
-			if err == nil {
-				_, err = a.cl.WaitCompute(ctx, op)
-			}
-			if err = gcp.IgnoreNotFound(err); err != nil {
-				mu.Lock()
-				errs = append(errs, fmt.Errorf("relabelling VM %s: %w", v.name, err))
-				mu.Unlock()
-			}
-		}()
+	byName := make(map[string]vm, len(stale))
+	names := make([]string, len(stale))
+	for i, v := range stale {
+		byName[v.name], names[i] = v, v.name
 	}
-	wg.Wait()
+	_, errs := bulk.ForEach(ctx, names, bulk.Parallelism, func(ctx context.Context, n string) error {
+		v := byName[n]
+		op, err := a.cl.Instances.SetLabels(ctx, &computepb.SetLabelsInstanceRequest{
+			Project: a.d.project, Zone: a.d.zone, Instance: v.name, RequestId: gcp.NewRequestIDPtr(),
+			InstancesSetLabelsRequestResource: &computepb.InstancesSetLabelsRequest{LabelFingerprint: proto.String(v.labelFingerprint), Labels: want},
+		})
+		if err == nil {
+			_, err = a.cl.WaitCompute(ctx, op)
+		}
+		if err = gcp.IgnoreNotFound(err); err != nil {
+			return fmt.Errorf("relabelling VM %s: %w", v.name, err)
+		}
+		return nil
+	})
 	return errors.Join(errs...)
 }
 

@@ -9,15 +9,11 @@ import (
 	"strings"
 
 	"cloud.google.com/go/compute/apiv1/computepb"
-	"google.golang.org/api/iterator"
-	"google.golang.org/protobuf/proto"
 
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp/bulk"
 )
-
-// listPageSize is Compute's largest page: a 1,000-node partition is listed in two calls.
-const listPageSize = 500
 
 // vm is what a partition keeps of one of its VMs: no per-VM blobs reach the state.
 type vm struct {
@@ -36,24 +32,15 @@ type inventory map[int]vm
 // whose names do not parse as <prefix>-<index> are not the partition's and are skipped.
 func listNodes(ctx context.Context, cl *gcp.Clients, project, zone, prefix string) (inventory, error) {
 	inv := inventory{}
-	it := cl.Instances.List(ctx, &computepb.ListInstancesRequest{
-		Project: project, Zone: zone, MaxResults: proto.Uint32(listPageSize),
-		Filter: proto.String(fmt.Sprintf("labels.%s = %q", labelPartition, prefix)),
+	err := bulk.ListLabelled(ctx, cl, project, zone, labelPartition, prefix, func(inst *computepb.Instance) {
+		if i, ok := nodeIndex(prefix, inst.GetName()); ok {
+			inv[i] = vm{name: inst.GetName(), index: i, status: inst.GetStatus(), labels: inst.GetLabels(), labelFingerprint: inst.GetLabelFingerprint()}
+		}
 	})
-	for {
-		inst, err := it.Next()
-		if err == iterator.Done {
-			return inv, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("listing the VMs of partition %s in %s: %w", prefix, zone, gcp.Classify(err))
-		}
-		i, ok := nodeIndex(prefix, inst.GetName())
-		if !ok {
-			continue
-		}
-		inv[i] = vm{name: inst.GetName(), index: i, status: inst.GetStatus(), labels: inst.GetLabels(), labelFingerprint: inst.GetLabelFingerprint()}
+	if err != nil {
+		return nil, fmt.Errorf("listing the VMs of partition %s in %s: %w", prefix, zone, err)
 	}
+	return inv, nil
 }
 
 // nodeIndex parses <prefix>-<index> (no zero padding).

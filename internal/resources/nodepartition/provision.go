@@ -10,21 +10,14 @@ import (
 	"sync"
 
 	"cloud.google.com/go/compute/apiv1/computepb"
-	"google.golang.org/api/iterator"
-	"google.golang.org/protobuf/proto"
 
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp/bulk"
 )
 
-// maxBulk is the most VMs one bulkInsert creates (gcp-apis.md).
-const maxBulk = 5000
-
-// deleteParallelism bounds the deletes in flight: Compute has no bulk delete.
-const deleteParallelism = 64
-
 // vmFailure is one VM a bulkInsert could not create, from its per-VM insert operation.
-type vmFailure struct{ name, code, message string }
+type vmFailure = bulk.Failure
 
 // provisionError is a bulkInsert that did not create every VM asked for.
 type provisionError struct {
@@ -39,7 +32,7 @@ type provisionError struct {
 
 func (e *provisionError) stockout() bool {
 	return gcp.IsStockout(e.cause) || slices.ContainsFunc(e.failures, func(f vmFailure) bool {
-		return strings.HasPrefix(f.code, "ZONE_RESOURCE_POOL_EXHAUSTED")
+		return strings.HasPrefix(f.Code, "ZONE_RESOURCE_POOL_EXHAUSTED")
 	})
 }
 
@@ -73,7 +66,7 @@ func (e *provisionError) Error() string {
 func summarizeFailures(fs []vmFailure) string {
 	byCode := map[string][]vmFailure{}
 	for _, f := range fs {
-		byCode[f.code] = append(byCode[f.code], f)
+		byCode[f.Code] = append(byCode[f.Code], f)
 	}
 	codes := make([]string, 0, len(byCode))
 	for c := range byCode {
@@ -85,9 +78,9 @@ func summarizeFailures(fs []vmFailure) string {
 		list := byCode[c]
 		names := make([]string, len(list))
 		for i, f := range list {
-			names[i] = f.name
+			names[i] = f.Name
 		}
-		parts = append(parts, fmt.Sprintf("%s on %d VMs (%s): %s", c, len(list), cc.CompressHostlist(names), list[0].message))
+		parts = append(parts, fmt.Sprintf("%s on %d VMs (%s): %s", c, len(list), cc.CompressHostlist(names), list[0].Message))
 	}
 	return strings.Join(parts, "; ")
 }
@@ -103,8 +96,8 @@ func createNodes(ctx context.Context, cl *gcp.Clients, d *desired, props *comput
 		return nil, nil
 	}
 	var chunks [][]string
-	for i := 0; i < len(names); i += maxBulk {
-		chunks = append(chunks, names[i:min(i+maxBulk, len(names))])
+	for i := 0; i < len(names); i += bulk.MaxVMs {
+		chunks = append(chunks, names[i:min(i+bulk.MaxVMs, len(names))])
 	}
 	type result struct {
 		created  []string
@@ -152,45 +145,30 @@ func createNodes(ctx context.Context, cl *gcp.Clients, d *desired, props *comput
 
 // bulkInsert runs one chunk and reports the names it created and the per-VM failures.
 func bulkInsert(ctx context.Context, cl *gcp.Clients, d *desired, props *computepb.InstanceProperties, names []string) ([]string, []vmFailure, error) {
-	per := make(map[string]*computepb.BulkInsertInstanceResourcePerInstanceProperties, len(names))
-	for _, n := range names {
-		per[n] = &computepb.BulkInsertInstanceResourcePerInstanceProperties{}
-	}
 	minCount := int64(len(names))
 	if d.allowPartial {
 		minCount = 1
 	}
-	op, err := cl.Instances.BulkInsert(ctx, &computepb.BulkInsertInstanceRequest{
-		Project: d.project, Zone: d.zone, RequestId: gcp.NewRequestIDPtr(),
-		BulkInsertInstanceResourceResource: &computepb.BulkInsertInstanceResource{
-			Count: proto.Int64(int64(len(names))), MinCount: proto.Int64(minCount),
-			PerInstanceProperties: per, InstanceProperties: props,
-		},
-	})
-	if err != nil {
-		return nil, nil, fmt.Errorf("bulkInsert of %d VMs: %w", len(names), gcp.Classify(err))
-	}
-	done, werr := cl.WaitCompute(ctx, op)
+	done, all, werr := bulk.Insert{Project: d.project, Zone: d.zone, Names: names, MinCount: minCount, Properties: props}.Run(ctx, cl)
 	if done == nil {
 		return nil, nil, werr
 	}
-	st := done.GetInstancesBulkInsertOperationMetadata().GetPerLocationStatus()["zones/"+d.zone]
-	if werr == nil && st != nil && int(st.GetCreatedVmCount()) >= len(names) {
+	if all {
 		return names, nil, nil
 	}
 	// Some or all VMs failed: their own insert operations, grouped under the bulk operation's
 	// operationGroupId, say why. An existing VM of the same name is this partition's and fine.
-	failures, lerr := groupFailures(ctx, cl, d.project, done.GetOperationGroupId())
+	failures, lerr := bulk.Failures(ctx, cl, d.project, done.GetOperationGroupId())
 	if lerr != nil && werr == nil {
-		werr = lerr
+		werr = fmt.Errorf("listing the per-VM operations of bulk request %s: %w", done.GetOperationGroupId(), lerr)
 	}
 	failed := map[string]bool{}
 	var real []vmFailure
 	for _, f := range failures {
-		if f.code == "RESOURCE_ALREADY_EXISTS" {
+		if f.Code == "RESOURCE_ALREADY_EXISTS" {
 			continue
 		}
-		failed[f.name] = true
+		failed[f.Name] = true
 		real = append(real, f)
 	}
 	var created []string
@@ -204,55 +182,11 @@ func bulkInsert(ctx context.Context, cl *gcp.Clients, d *desired, props *compute
 	return created, real, werr
 }
 
-// groupFailures lists the per-VM insert operations of a bulk request that failed.
-func groupFailures(ctx context.Context, cl *gcp.Clients, project, groupID string) ([]vmFailure, error) {
-	if groupID == "" {
-		return nil, nil
-	}
-	it := cl.GlobalOperations.AggregatedList(ctx, &computepb.AggregatedListGlobalOperationsRequest{
-		Project: project, MaxResults: proto.Uint32(listPageSize),
-		Filter: proto.String(fmt.Sprintf("(operationType = insert) AND (operationGroupId = %q)", groupID)),
-	})
-	var out []vmFailure
-	for {
-		pair, err := it.Next()
-		if err == iterator.Done {
-			break
-		}
-		if err != nil {
-			return out, fmt.Errorf("listing the per-VM operations of bulk request %s: %w", groupID, gcp.Classify(err))
-		}
-		for _, op := range pair.Value.GetOperations() {
-			errs := op.GetError().GetErrors()
-			if len(errs) == 0 {
-				continue
-			}
-			out = append(out, vmFailure{name: lastSegment(op.GetTargetLink()), code: errs[0].GetCode(), message: errs[0].GetMessage()})
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
-	return out, nil
-}
-
 // deleteNodes deletes VMs concurrently; one already gone is deleted.
 func deleteNodes(ctx context.Context, cl *gcp.Clients, project, zone string, names []string) error {
-	sem := make(chan struct{}, deleteParallelism)
-	var mu sync.Mutex
-	var errs []error
-	var wg sync.WaitGroup
-	for _, n := range names {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			if err := deleteNode(ctx, cl, project, zone, n); err != nil {
-				mu.Lock()
-				errs = append(errs, err)
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
+	_, errs := bulk.ForEach(ctx, names, bulk.Parallelism, func(ctx context.Context, n string) error {
+		return deleteNode(ctx, cl, project, zone, n)
+	})
 	if len(errs) > 3 {
 		return fmt.Errorf("%w (and %d more VMs could not be deleted)", errors.Join(errs[:3]...), len(errs)-3)
 	}
@@ -260,11 +194,7 @@ func deleteNodes(ctx context.Context, cl *gcp.Clients, project, zone string, nam
 }
 
 func deleteNode(ctx context.Context, cl *gcp.Clients, project, zone, name string) error {
-	op, err := cl.Instances.Delete(ctx, &computepb.DeleteInstanceRequest{Project: project, Zone: zone, Instance: name, RequestId: gcp.NewRequestIDPtr()})
-	if err == nil {
-		_, err = cl.WaitCompute(ctx, op)
-	}
-	if err = gcp.IgnoreNotFound(err); err != nil {
+	if err := bulk.DeleteVM(ctx, cl, project, zone, name); err != nil {
 		return fmt.Errorf("deleting VM %s: %w", name, err)
 	}
 	return nil

@@ -144,9 +144,9 @@ func TestSchedulingPerModel(t *testing.T) {
 
 func TestSummarizeFailures(t *testing.T) {
 	got := summarizeFailures([]vmFailure{
-		{"c-p-3", "ZONE_RESOURCE_POOL_EXHAUSTED", "The zone does not have enough resources"},
-		{"c-p-4", "ZONE_RESOURCE_POOL_EXHAUSTED", "The zone does not have enough resources"},
-		{"c-p-9", "QUOTA_EXCEEDED", "Quota CPUS exceeded"},
+		{Name: "c-p-3", Code: "ZONE_RESOURCE_POOL_EXHAUSTED", Message: "The zone does not have enough resources"},
+		{Name: "c-p-4", Code: "ZONE_RESOURCE_POOL_EXHAUSTED", Message: "The zone does not have enough resources"},
+		{Name: "c-p-9", Code: "QUOTA_EXCEEDED", Message: "Quota CPUS exceeded"},
 	})
 	want := "QUOTA_EXCEEDED on 1 VMs (c-p-9): Quota CPUS exceeded; ZONE_RESOURCE_POOL_EXHAUSTED on 2 VMs (c-p-[3-4]): The zone does not have enough resources"
 	if got != want {
