@@ -21,7 +21,9 @@ import (
 // renders the cluster and every partition key, reports config-hash (or config-error, keeping the
 // hash it applied before, when Reject says slurmctld would refuse) and phase=ready, and answers a
 // partition's Drain with the drained-<partition> report, leaving out nodes the test marked busy
-// until they are released — the way a node running a job stays until the job ends.
+// until they are released — the way a node running a job stays until the job ends. It reports
+// registered-<partition> as the static nodes whose VMs exist, less those the test told it to keep
+// unregistered (the way a node whose slurmd never starts stays "idle~").
 type FakeAgent struct {
 	svc   *instances.Service
 	store *core.Store
@@ -31,6 +33,8 @@ type FakeAgent struct {
 	reject func(cc.Cluster, []cc.Partition) string
 	busy   map[string]bool
 	drains map[string]cc.Drain // partition → the last drain the controller was asked for
+	// unregistered are nodes never reported registered, whether their VM exists or not.
+	unregistered map[string]bool
 }
 
 // StartFakeAgent runs a fake controller agent for every controller VM of env until the test ends.
@@ -40,9 +44,10 @@ func StartFakeAgent(t testing.TB, env *emulatortest.Env) *FakeAgent {
 	if !ok {
 		t.Fatal("the emulator has no instances service")
 	}
-	f := &FakeAgent{svc: svc, store: env.Store(), kick: make(chan struct{}, 1), busy: map[string]bool{}, drains: map[string]cc.Drain{}}
+	f := &FakeAgent{svc: svc, store: env.Store(), kick: make(chan struct{}, 1), busy: map[string]bool{}, drains: map[string]cc.Drain{}, unregistered: map[string]bool{}}
 	stop := f.store.Watch(func(c core.Change) {
-		if c.Kind == instances.KindInstances && strings.HasSuffix(c.Key, "-controller") {
+		// Any VM: a node's VM appearing or going changes the registration report.
+		if c.Kind == instances.KindInstances {
 			f.poke()
 		}
 	})
@@ -85,6 +90,15 @@ func (f *FakeAgent) Reject(fn func(cc.Cluster, []cc.Partition) string) {
 func (f *FakeAgent) SetBusy(node string, busy bool) {
 	f.mu.Lock()
 	f.busy[node] = busy
+	f.mu.Unlock()
+	f.poke()
+}
+
+// SetUnregistered keeps a node out of its partition's registration report (true), as when its
+// slurmd never registers, or lets it register again once its VM exists (false).
+func (f *FakeAgent) SetUnregistered(node string, unregistered bool) {
+	f.mu.Lock()
+	f.unregistered[node] = unregistered
 	f.mu.Unlock()
 	f.poke()
 }
@@ -149,6 +163,8 @@ func (f *FakeAgent) play(key string, inst *computepb.Instance) {
 			return
 		}
 	}
+	// Registration goes out before the hash, as the agent does.
+	f.register(key, c, parts)
 	f.put(key, cc.GuestAttrConfigHash, hash)
 	f.put(key, cc.GuestAttrAgentVersion, "fake")
 	f.put(key, cc.GuestAttrPhase, cc.PhaseReady)
@@ -175,4 +191,28 @@ func (f *FakeAgent) put(key, name, value string) {
 		return
 	}
 	_ = f.svc.PutGuestAttribute(key, cc.GuestAttributeNamespace, name, value)
+}
+
+// register reports each partition's static nodes whose VMs exist (in any zone of the project).
+func (f *FakeAgent) register(key string, c cc.Cluster, parts []cc.Partition) {
+	project, _, _, _ := instances.ParseInstanceKey(key)
+	var exist map[string]bool
+	for _, p := range parts {
+		if p.StaticNodes <= 0 {
+			continue
+		}
+		if exist == nil {
+			exist = map[string]bool{}
+			for _, rec := range f.store.List(instances.KindInstances, "") {
+				if proj, _, name, ok := instances.ParseInstanceKey(rec.Key); ok && proj == project {
+					exist[name] = true
+				}
+			}
+		}
+		nodes, _ := cc.ExpandHostlist(p.StaticNodeNames(c.Name))
+		f.mu.Lock()
+		up := slices.DeleteFunc(nodes, func(n string) bool { return !exist[n] || f.unregistered[n] })
+		f.mu.Unlock()
+		f.put(key, cc.RegisteredAttr(p.Name), cc.CompressHostlist(up))
+	}
 }

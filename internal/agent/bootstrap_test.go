@@ -177,6 +177,10 @@ func TestClusterBootstrapOnTheLocalRuntime(t *testing.T) {
 			}
 			time.Sleep(200 * time.Millisecond)
 		}
+		// The controller tells the provider the static node registered, within its quick recheck.
+		c.waitAttrs(controller, cc.RegisteredAttr("debug")+"="+node, 10*time.Second, func(a map[string]string) bool {
+			return a[cc.RegisteredAttr("debug")] == node
+		}, true)
 	})
 
 	t.Run("a failing mount names the share", func(t *testing.T) {
@@ -279,53 +283,6 @@ func TestClusterBootstrapOnTheLocalRuntime(t *testing.T) {
 		}
 	})
 
-	t.Run("status, a new start and a reboot keep the cluster", func(t *testing.T) {
-		good := cluster
-		good.Slurm.Extra = map[string]string{"MaxJobCount": "12345"}
-		h3 := hash(t, good, parts)
-		status := c.exec(controller, "/var/lib/hypercompute/bin/hypercompute-agent", "status")
-		for _, want := range []string{"hypercompute-agent " + testVersion, "phase:", "ready", "config-hash:   " + h3, "slurmctld:  running", "slurmrestd: running"} {
-			if !strings.Contains(status, want) {
-				t.Errorf("status on the controller lacks %q:\n%s", want, status)
-			}
-		}
-		// The launcher runs start at every boot: a second start replaces the
-		// running agent instead of adding one.
-		agentBin := "/var/lib/hypercompute/agent/hypercompute-agent-" + testVersion
-		c.exec(login, agentBin, "start")
-		if n := strings.Count(c.exec(login, "ps", "-eo", "args"), agentBin+" run"); n != 1 {
-			t.Errorf("%d agents run on the login VM after a second start", n)
-		}
-		ctld := strings.TrimSpace(c.exec(controller, "pgrep", "-x", "slurmctld"))
-		op, err := c.instances.Reset(c.ctx, &computepb.ResetInstanceRequest{Project: project, Zone: zone, Instance: controller})
-		if err == nil {
-			err = op.Wait(c.ctx)
-		}
-		if err != nil {
-			t.Fatalf("reset: %v", err)
-		}
-		deadline := time.Now().Add(60 * time.Second)
-		for {
-			out := c.tryExec(controller, "env", "SLURM_CONF=/etc/slurm/slurm.conf", "scontrol", "ping")
-			pid := strings.TrimSpace(c.tryExec(controller, "pgrep", "-x", "slurmctld"))
-			if strings.Contains(out, "is UP") && pid != "" && pid != ctld && !strings.Contains(pid, "exit status") {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("slurmctld did not come back after a reboot: %q %q\n%s", out, pid, c.serial(controller))
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
-		c.waitAttrs(controller, "ready after the reboot", 30*time.Second, ready(h3), true)
-		if got := maxJobCount(t, c, controller); got != "12345" {
-			t.Errorf("after a reboot slurmctld runs with MaxJobCount=%s", got)
-		}
-		// The munge key survived: the login VM still talks to the controller.
-		if out := c.exec(login, "bash", "-lc", "sinfo -h -o %P | sort -u"); out != "debug*\n" {
-			t.Errorf("sinfo on the login VM after the controller's reboot: %q", out)
-		}
-	})
-
 	// The field's first complaint: adding a partition breaks the cluster. Slurm 22.05 must restart
 	// slurmctld for a new node set; a job already running elsewhere keeps running through it.
 	t.Run("adding a partition does not disturb a running job", func(t *testing.T) {
@@ -363,6 +320,64 @@ func TestClusterBootstrapOnTheLocalRuntime(t *testing.T) {
 			t.Errorf("job %s is %q after a partition was added; it must keep running", job, state)
 		}
 		c.exec(login, "bash", "-lc", "scancel "+job)
+		// The partition goes again: the controller returns to the configuration the later
+		// subtests expect.
+		c.deleteMetadata(controller, cc.PartitionKey("extra"))
+		c.waitAttrs(controller, "the configuration without the extra partition", 60*time.Second, func(a map[string]string) bool {
+			return a[cc.GuestAttrConfigHash] == hash(t, good, parts)
+		}, true)
+	})
+
+	t.Run("status, a new start and a reboot keep the cluster", func(t *testing.T) {
+		good := cluster
+		good.Slurm.Extra = map[string]string{"MaxJobCount": "12345"}
+		h3 := hash(t, good, parts)
+		status := c.exec(controller, "/var/lib/hypercompute/bin/hypercompute-agent", "status")
+		for _, want := range []string{"hypercompute-agent " + testVersion, "phase:", "ready", "config-hash:   " + h3, "slurmctld:  running", "slurmrestd: running"} {
+			if !strings.Contains(status, want) {
+				t.Errorf("status on the controller lacks %q:\n%s", want, status)
+			}
+		}
+		// The launcher runs start at every boot: a second start replaces the
+		// running agent instead of adding one.
+		agentBin := "/var/lib/hypercompute/agent/hypercompute-agent-" + testVersion
+		c.exec(login, agentBin, "start")
+		if n := strings.Count(c.exec(login, "ps", "-eo", "args"), agentBin+" run"); n != 1 {
+			t.Errorf("%d agents run on the login VM after a second start", n)
+		}
+		// A VM has its own PID namespace, so a rebooted slurmctld may get its old PID back; its
+		// start time (clock ticks since the machine booted) tells the processes apart.
+		started := func() string {
+			return strings.TrimSpace(c.tryExec(controller, "sh", "-c", "cut -d' ' -f22 /proc/$(pgrep -x slurmctld)/stat"))
+		}
+		ctld := started()
+		op, err := c.instances.Reset(c.ctx, &computepb.ResetInstanceRequest{Project: project, Zone: zone, Instance: controller})
+		if err == nil {
+			err = op.Wait(c.ctx)
+		}
+		if err != nil {
+			t.Fatalf("reset: %v", err)
+		}
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			out := c.tryExec(controller, "env", "SLURM_CONF=/etc/slurm/slurm.conf", "scontrol", "ping")
+			pid := started()
+			if strings.Contains(out, "is UP") && pid != "" && pid != ctld && !strings.Contains(pid, "exit status") && !strings.Contains(pid, "No such file") {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("slurmctld did not come back after a reboot: %q %q\n%s", out, pid, c.serial(controller))
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		c.waitAttrs(controller, "ready after the reboot", 30*time.Second, ready(h3), true)
+		if got := maxJobCount(t, c, controller); got != "12345" {
+			t.Errorf("after a reboot slurmctld runs with MaxJobCount=%s", got)
+		}
+		// The munge key survived: the login VM still talks to the controller.
+		if out := c.exec(login, "bash", "-lc", "sinfo -h -o %P | sort -u"); out != "debug*\n" {
+			t.Errorf("sinfo on the login VM after the controller's reboot: %q", out)
+		}
 	})
 
 	t.Run("keys never leave their files", func(t *testing.T) {

@@ -196,6 +196,30 @@ func (c *cloud) setMetadata(name, key, value string) {
 	}
 }
 
+// deleteMetadata removes one key from a VM's metadata.
+func (c *cloud) deleteMetadata(name, key string) {
+	c.t.Helper()
+	inst, err := c.instances.Get(c.ctx, &computepb.GetInstanceRequest{Project: project, Zone: zone, Instance: name})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	md := inst.GetMetadata()
+	kept := md.Items[:0]
+	for _, it := range md.Items {
+		if it.GetKey() != key {
+			kept = append(kept, it)
+		}
+	}
+	md.Items = kept
+	op, err := c.instances.SetMetadata(c.ctx, &computepb.SetMetadataInstanceRequest{Project: project, Zone: zone, Instance: name, MetadataResource: md})
+	if err == nil {
+		err = op.Wait(c.ctx)
+	}
+	if err != nil {
+		c.t.Fatalf("removing %s from %s: %v", key, name, err)
+	}
+}
+
 // metadataText is every key and value of a VM's metadata.
 func (c *cloud) metadataText(name string) string {
 	c.t.Helper()

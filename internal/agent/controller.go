@@ -51,6 +51,11 @@ type controller struct {
 	validate validator
 	// drainPending: a scale-down waits for jobs to leave its nodes.
 	drainPending bool
+	// registering: a static node has not registered in Slurm yet.
+	registering bool
+	// registeredReported are the partitions with a registered-<partition>
+	// report out.
+	registeredReported map[string]bool
 }
 
 func newController(h *host) *controller {
@@ -141,6 +146,13 @@ func (c *controller) reconcile(ctx context.Context, n cc.Node, attrs map[string]
 	if err := c.ensureRestd(ctx, cluster); err != nil {
 		return err
 	}
+	// Registration is reported before the config hash, so a provider that
+	// sees the hash never reads a report from before this configuration.
+	if c.registering, err = c.registrations(ctx, cluster, parts); err != nil {
+		// Not a reason to fail the pass: slurmctld serves; look again soon.
+		c.log.Warn("could not report node registration", "error", err.Error())
+		c.registering = true
+	}
 	if st.Applied != "" {
 		c.rep.set(ctx, cc.GuestAttrConfigHash, st.Applied)
 	}
@@ -216,10 +228,14 @@ func (c *controller) reportRejected(ctx context.Context, st controllerState, run
 // nextCheck is how soon the controller wants to look again without a
 // metadata change.
 func (c *controller) nextCheck() time.Duration {
+	next := recheckEvery
 	if c.drainPending {
-		return drainPending
+		next = min(next, drainPending)
 	}
-	return recheckEvery
+	if c.registering {
+		next = min(next, registrationPending)
+	}
+	return next
 }
 
 func short(hash string) string {

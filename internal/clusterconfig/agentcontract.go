@@ -11,7 +11,18 @@ const (
 	GuestAttrConfigError = "config-error"
 	// GuestAttrAgentVersion is the version of the agent running on the VM.
 	GuestAttrAgentVersion = "agent-version"
+	// GuestAttrRegisteredPrefix + partition name is the controller guest
+	// attribute listing (CompressHostlist) the partition's static nodes
+	// that slurmctld sees registered: a state without the power-saving or
+	// not-responding suffixes ("idle", "mixed", "drained", not "idle~",
+	// "down*" or "unknown"). The provider waits on it so an apply ends
+	// when the static nodes can take jobs.
+	GuestAttrRegisteredPrefix = "registered-"
 )
+
+// RegisteredAttr is the guest attribute key of a partition's registration
+// report.
+func RegisteredAttr(partition string) string { return GuestAttrRegisteredPrefix + partition }
 
 // The agent's bootstrap phases, in order, plus PhaseError (the node's own
 // text is in GuestAttrError) and PhaseLauncherFailed.

@@ -136,6 +136,7 @@ func (a *applier) reconcile(ctx context.Context) ([]string, error) {
 
 	var (
 		mu       sync.Mutex
+		created  []string
 		errs     []error
 		warnings []string
 		wg       sync.WaitGroup
@@ -158,7 +159,10 @@ func (a *applier) reconcile(ctx context.Context) ([]string, error) {
 				return err
 			}
 		}
-		_, err := createNodes(ctx, a.cl, d, p.props, p.missing)
+		made, err := createNodes(ctx, a.cl, d, p.props, p.missing)
+		mu.Lock()
+		created = made
+		mu.Unlock()
 		var pe *provisionError
 		if errors.As(err, &pe) && pe.partial {
 			mu.Lock()
@@ -172,6 +176,12 @@ func (a *applier) reconcile(ctx context.Context) ([]string, error) {
 	wg.Wait()
 	if len(errs) > 0 {
 		return warnings, a.explain(ctx, errors.Join(errs...))
+	}
+	if d.waitForNodes && d.static > 0 {
+		// The configuration is applied; the apply ends when the static nodes can take jobs.
+		if err := a.registrationWaitFor(p.inv, created).untilRegistered(ctx); err != nil {
+			return warnings, err
+		}
 	}
 
 	if len(p.remove) > 0 {

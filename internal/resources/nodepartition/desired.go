@@ -42,6 +42,8 @@ type desired struct {
 
 	forceScaleDown bool
 	allowPartial   bool
+	// waitForNodes: the apply waits until the static nodes registered in Slurm.
+	waitForNodes bool
 }
 
 type slurmOptions struct {
@@ -110,6 +112,7 @@ func toDesired(ctx context.Context, m *model) (*desired, diag.Diagnostics) {
 		zone: m.Zone.ValueString(), static: int(m.StaticNodeCount.ValueInt64()), dynamic: int(m.MaxDynamicNodeCount.ValueInt64()),
 		localSSDs: int(m.LocalSSDCount.ValueInt64()), image: m.Image.ValueString(),
 		forceScaleDown: m.ForceScaleDown.ValueBool(), allowPartial: m.AllowPartial.ValueBool(),
+		waitForNodes: m.WaitForNodes.IsNull() || m.WaitForNodes.IsUnknown() || m.WaitForNodes.ValueBool(),
 	}
 	if d.zone == "" {
 		d.zone = ref.zone

@@ -33,7 +33,7 @@ func benchDesired(clusterID, name, machine string, static int) (*desired, error)
 		cluster: ref, name: name, prefix: cc.NodeNamePrefix(ref.name, name), machine: m, project: ref.project,
 		zone: ref.zone, region: regionOf(ref.zone), static: static, model: modelStandard,
 		bootGB: defaultBootDiskGB(m), bootType: defaultBootDiskType(m), localSSDs: bundledLocalSSDs(m), image: defaultImage(m),
-		slurm: slurmOptions{exclusive: true},
+		slurm: slurmOptions{exclusive: true}, waitForNodes: true,
 	}, nil
 }
 
@@ -138,4 +138,12 @@ func errFromDiags(d diag.Diagnostics) error {
 		msgs = append(msgs, e.Summary()+": "+e.Detail())
 	}
 	return errors.New(strings.Join(msgs, "; "))
+}
+
+// SetNodeErrorsAfterForTest shortens how long the wait for registration trusts the controller's
+// report alone before it reads the nodes' own; it returns the restore function.
+func SetNodeErrorsAfterForTest(d time.Duration) (restore func()) {
+	old := nodeErrorsAfter
+	nodeErrorsAfter = d
+	return func() { nodeErrorsAfter = old }
 }

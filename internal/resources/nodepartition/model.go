@@ -26,6 +26,7 @@ type model struct {
 	Slurm               types.Object `tfsdk:"slurm"`
 	ForceScaleDown      types.Bool   `tfsdk:"force_scale_down"`
 	AllowPartial        types.Bool   `tfsdk:"allow_partial"`
+	WaitForNodes        types.Bool   `tfsdk:"wait_for_nodes"`
 
 	NodeNamePrefix   types.String `tfsdk:"node_name_prefix"`
 	StaticNodeNames  types.String `tfsdk:"static_node_names"`

@@ -71,7 +71,8 @@ func observe(ctx context.Context, cl *gcp.Clients, ref clusterRef, name, zoneHin
 }
 
 // flatten writes what was observed into m, which holds the prior state (or the import's id,
-// cluster and name). Values the cloud does not hold (force_scale_down, allow_partial, timeouts)
+// cluster and name). Values the cloud does not hold (force_scale_down, allow_partial,
+// wait_for_nodes, timeouts)
 // stay as they were.
 func flatten(ctx context.Context, p *providerdata.Data, ref clusterRef, o *observed, m *model) diag.Diagnostics {
 	var diags diag.Diagnostics
@@ -86,6 +87,9 @@ func flatten(ctx context.Context, p *providerdata.Data, ref clusterRef, o *obser
 	}
 	if m.AllowPartial.IsNull() || m.AllowPartial.IsUnknown() {
 		m.AllowPartial = types.BoolValue(false)
+	}
+	if m.WaitForNodes.IsNull() || m.WaitForNodes.IsUnknown() {
+		m.WaitForNodes = types.BoolValue(true)
 	}
 
 	staticTarget := int(m.StaticNodeCount.ValueInt64())

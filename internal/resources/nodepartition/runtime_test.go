@@ -59,7 +59,8 @@ resource "hypercompute_node_partition" "test" {
 // A job submitted to a dynamic partition makes slurmctld call the agent's ResumeProgram, which
 // creates the VM through the emulated Compute API from the partition's template; the VM boots, its
 // slurmd registers and the job runs on it; once idle, Slurm suspends the node and the agent's
-// SuspendProgram deletes the VM.
+// SuspendProgram deletes the VM. Then a static partition is added, whose apply waits until its
+// node registered.
 func TestAccNodePartition_localRuntimeDynamic(t *testing.T) {
 	acctest.PreCheck(t)
 	acctest.RequireClusterTools(t)
@@ -106,11 +107,41 @@ func TestAccNodePartition_localRuntimeDynamic(t *testing.T) {
 		// Idle for suspend_time: Slurm powers the node down and its VM is deleted.
 		return waitFor("the idle node's VM to be deleted", 2*time.Minute, func() bool { return len(vmNames(env.Env, "hce-dyn")) == 0 })
 	}
+	// A static partition's apply ends once its node registered: right after it, sinfo shows the
+	// node idle (not idle~, powered down as far as Slurm knows) and a job runs there at once.
+	staticReady := func(*terraform.State) error {
+		out, err := slurm(20*time.Second, "sinfo -h -N -n hce-st-0 -o %T")
+		if err != nil {
+			return err
+		}
+		if strings.TrimSpace(out) != "idle" {
+			return fmt.Errorf("right after the apply sinfo says hce-st-0 is %q, want idle", strings.TrimSpace(out))
+		}
+		if out, err := slurm(time.Minute, "srun -p st -N 1 -t 1 --immediate=10 hostname"); err != nil || strings.TrimSpace(out) != "hce-st-0" {
+			return fmt.Errorf("a job on the static partition right after the apply: %q, %v", out, err)
+		}
+		return nil
+	}
+	staticPartition := `
+resource "hypercompute_node_partition" "static" {
+  cluster           = hypercompute_training_cluster.c.id
+  name              = "st"
+  machine_type      = "n2-standard-2"
+  static_node_count = 1
+  timeouts          = { create = "5m" }
+}
+`
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: factories,
-		Steps: []resource.TestStep{{
-			Config: env.Config(runtimeConfig(agentPath, agentSHA)),
-			Check:  jobRuns,
-		}},
+		Steps: []resource.TestStep{
+			{
+				Config: env.Config(runtimeConfig(agentPath, agentSHA)),
+				Check:  jobRuns,
+			},
+			{
+				Config: env.Config(runtimeConfig(agentPath, agentSHA) + staticPartition),
+				Check:  staticReady,
+			},
+		},
 	})
 }

@@ -173,6 +173,10 @@ func (r *partitionResource) Schema(ctx context.Context, _ resource.SchemaRequest
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 				MarkdownDescription: "When the zone cannot supply every static node (stockout), keep the VMs that could be created and record them (the apply warns, and the next apply tries for the rest). Default false: all-or-nothing, nothing is kept.",
 			},
+			"wait_for_nodes": schema.BoolAttribute{
+				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
+				MarkdownDescription: "Whether an apply that creates static nodes ends only once every one of them has registered in Slurm (so the first `srun` after `terraform apply` finds them idle), failing with a node's own error text when one fails to join. Default true. Set false for huge partitions whose nodes trickle in over a long time (VMs that boot slowly or stockouts filled later), where the apply should end as soon as the controller took the configuration.",
+			},
 			"node_name_prefix":   schema.StringAttribute{Computed: true, MarkdownDescription: "Nodes are `<node_name_prefix>-<index>`; also the value of the `hypercompute-partition` label on every VM."},
 			"static_node_names":  schema.StringAttribute{Computed: true, MarkdownDescription: "Slurm hostlist of the static nodes, e.g. `c-a3-[0-3]`."},
 			"dynamic_node_names": schema.StringAttribute{Computed: true, MarkdownDescription: "Slurm hostlist of the dynamic nodes."},

@@ -1,0 +1,163 @@
+package nodepartition
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"cloud.google.com/go/compute/apiv1/computepb"
+	"google.golang.org/protobuf/proto"
+
+	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
+)
+
+// nodeErrorsAfter is how long the wait for registration trusts the controller's report alone.
+// A node VM boots, mounts and starts slurmd in well under a minute when all is well; past that,
+// the wait also reads the bootstrap reports of a few missing nodes, so a node that failed ends
+// the apply with its own error text instead of running into the timeout. The partition's
+// resume_timeout, when smaller, is the sooner limit (Slurm gives up on such a node by then too).
+// A variable so tests can shorten it.
+var nodeErrorsAfter = 60 * time.Second
+
+// nodesInspected bounds the node VMs whose guest attributes one look reads, so the wait costs a
+// handful of calls per poll however large the partition is.
+const nodesInspected = 5
+
+// registrationWait waits until the partition's static nodes have registered in Slurm.
+type registrationWait struct {
+	appliedWait
+	partition     string
+	project, zone string // where the nodes are
+	// nodes are the static nodes whose VMs exist.
+	nodes       []string
+	errorsAfter time.Duration
+}
+
+// untilRegistered polls the controller's registered-<partition> report (one getGuestAttributes
+// call per look) until it lists every node. After errorsAfter it also reads the phase and error
+// of up to nodesInspected missing nodes and fails with the node's own words when one failed; on
+// timeout it says which nodes never registered and the last phase each reported.
+func (w registrationWait) untilRegistered(ctx context.Context) error {
+	start := time.Now()
+	missing := slices.Clone(w.nodes)
+	phases := map[string]string{}
+	err := pollUntil(ctx, w.poll, func() (bool, error) {
+		attrs, err := guestAttributes(ctx, w.cl, w.ref)
+		if err != nil {
+			return false, err
+		}
+		reg, _ := cc.ExpandHostlist(attrs[cc.RegisteredAttr(w.partition)])
+		registered := make(map[string]bool, len(reg))
+		for _, n := range reg {
+			registered[n] = true
+		}
+		missing = slices.DeleteFunc(missing, func(n string) bool { return registered[n] })
+		if len(missing) == 0 {
+			return true, nil
+		}
+		if time.Since(start) < w.errorsAfter {
+			return false, nil
+		}
+		return false, w.inspect(ctx, missing, phases)
+	})
+	if err == nil || ctx.Err() == nil {
+		return err
+	}
+	if len(phases) == 0 {
+		// The timeout came before the first inspection: look once, past the deadline.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		_ = w.inspect(rctx, missing, phases)
+		cancel()
+	}
+	return fmt.Errorf("timed out waiting for the static nodes of partition %s to register in Slurm: %d of %d did not (%s); last phase reported: %s. Check their serial consoles, or set wait_for_nodes = false not to wait",
+		w.partition, len(missing), len(w.nodes), cc.CompressHostlist(missing), describePhases(missing, phases))
+}
+
+// inspect reads the bootstrap reports of the first missing nodes into phases and returns the
+// error of one that failed.
+func (w registrationWait) inspect(ctx context.Context, missing []string, phases map[string]string) error {
+	for _, n := range missing[:min(len(missing), nodesInspected)] {
+		attrs, err := nodeAttributes(ctx, w.cl, w.project, w.zone, n)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		phase := attrs[cc.GuestAttrPhase]
+		phases[n] = phase
+		if phase == cc.PhaseError || phase == cc.PhaseLauncherFailed {
+			return fmt.Errorf("node %s of partition %s failed to join the cluster (phase %s): %s",
+				n, w.partition, phase, firstNonEmpty(attrs[cc.GuestAttrError], "no error text reported"))
+		}
+	}
+	return nil
+}
+
+// nodeAttributes reads a node VM's hypercompute/ guest attributes; a VM that is gone or has
+// reported nothing yet has none.
+func nodeAttributes(ctx context.Context, cl *gcp.Clients, project, zone, name string) (map[string]string, error) {
+	ga, err := cl.Instances.GetGuestAttributes(ctx, &computepb.GetGuestAttributesInstanceRequest{
+		Project: project, Zone: zone, Instance: name, QueryPath: proto.String(cc.GuestAttributeNamespace + "/"),
+	})
+	out := map[string]string{}
+	if gcp.IsNotFound(err) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the guest attributes of node %s: %w", name, gcp.Classify(err))
+	}
+	for _, e := range ga.GetQueryValue().GetItems() {
+		out[e.GetKey()] = e.GetValue()
+	}
+	return out, nil
+}
+
+func describePhases(missing []string, phases map[string]string) string {
+	var parts []string
+	for _, n := range missing[:min(len(missing), nodesInspected)] {
+		p, ok := phases[n]
+		if !ok || p == "" {
+			p = "none reported"
+		}
+		parts = append(parts, n+": "+p)
+	}
+	if more := len(missing) - nodesInspected; more > 0 {
+		parts = append(parts, fmt.Sprintf("and %d more", more))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// registrationWaitFor is the wait for the static nodes that exist after a reconcile: the ones
+// the partition had and the ones it created (a partial success waits for what was made).
+func (a *applier) registrationWaitFor(inv inventory, created []string) registrationWait {
+	var nodes []string
+	for i, v := range inv {
+		if i < a.d.static {
+			nodes = append(nodes, v.name)
+		}
+	}
+	// created holds only names that had no VM, so none is in inv.
+	nodes = append(nodes, created...)
+	slices.Sort(nodes)
+	after := nodeErrorsAfter
+	if rt := time.Duration(a.d.slurm.resumeTimeout) * time.Second; rt > 0 && rt < after {
+		after = rt
+	}
+	return registrationWait{
+		appliedWait: appliedWait{cl: a.cl, ref: a.d.cluster, what: "partition " + a.d.name, poll: a.poll},
+		partition:   a.d.name, project: a.d.project, zone: a.d.zone, nodes: nodes, errorsAfter: after,
+	}
+}
