@@ -320,6 +320,12 @@ func TestClusterBootstrapOnTheLocalRuntime(t *testing.T) {
 			t.Errorf("job %s is %q after a partition was added; it must keep running", job, state)
 		}
 		c.exec(login, "bash", "-lc", "scancel "+job)
+		// And the restarted slurmctld still schedules on the node at once.
+		start := time.Now()
+		if out := c.exec(login, "bash", "-lc", "timeout 20 srun -p debug -w "+node+" hostname"); strings.TrimSpace(out) != node {
+			t.Errorf("a job right after the restart: %q (after %s)", out, time.Since(start).Round(time.Millisecond))
+		}
+		t.Logf("a job right after adding a partition ran in %s", time.Since(start).Round(time.Millisecond))
 		// The partition goes again: the controller returns to the configuration the later
 		// subtests expect.
 		c.deleteMetadata(controller, cc.PartitionKey("extra"))
@@ -374,6 +380,12 @@ func TestClusterBootstrapOnTheLocalRuntime(t *testing.T) {
 		if got := maxJobCount(t, c, controller); got != "12345" {
 			t.Errorf("after a reboot slurmctld runs with MaxJobCount=%s", got)
 		}
+		// The node keeps serving jobs after the controller's reboot.
+		start := time.Now()
+		if out := c.exec(login, "bash", "-lc", "timeout 20 srun -p debug -w "+node+" hostname"); strings.TrimSpace(out) != node {
+			t.Errorf("a job right after the controller's reboot: %q (after %s)", out, time.Since(start).Round(time.Millisecond))
+		}
+		t.Logf("a job right after the controller's reboot ran in %s", time.Since(start).Round(time.Millisecond))
 		// The munge key survived: the login VM still talks to the controller.
 		if out := c.exec(login, "bash", "-lc", "sinfo -h -o %P | sort -u"); out != "debug*\n" {
 			t.Errorf("sinfo on the login VM after the controller's reboot: %q", out)
