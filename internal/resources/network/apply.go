@@ -19,6 +19,10 @@ var iteratorDone = iterator.Done
 type applier struct {
 	c *gcp.Clients
 	d *desired
+
+	projectNumberOnce sync.Once
+	projectNumber     uint64
+	projectNumberErr  error
 }
 
 // wait finishes a mutating call: the call's own error, or the operation's outcome, classified.

@@ -116,3 +116,21 @@ func (a *applier) deleteFirewall(ctx context.Context, name string) error {
 	}
 	return nil
 }
+
+// listFirewalls returns the names of the firewall rules whose names this network derives, in one
+// list call instead of a GET per candidate rule.
+func (a *applier) listFirewalls(ctx context.Context) (map[string]bool, error) {
+	filter := fmt.Sprintf("name eq \"^%s-(allow-internal|allow-iap-ssh|gpu-[0-7]-internal)$\"", a.d.name)
+	it := a.c.Firewalls.List(ctx, &computepb.ListFirewallsRequest{Project: a.d.project, Filter: proto.String(filter)})
+	out := map[string]bool{}
+	for {
+		fw, err := it.Next()
+		if err == iteratorDone {
+			return out, nil
+		}
+		if err != nil {
+			return nil, gcp.Classify(err)
+		}
+		out[fw.GetName()] = true
+	}
+}

@@ -80,7 +80,7 @@ func (a *applier) wantedGPUNames() (nets, subs []string) {
 // (all of them on destroy, when keepAll is false and the plan has no gpu set).
 func (a *applier) pruneGPUNetworks(ctx context.Context) error {
 	wantNets, wantSubs := a.wantedGPUNames()
-	subs, err := a.listSubnets(ctx, a.d.n.gpuSubPattern())
+	subs, err := a.listSubnets(ctx, tfutil.GPUSubnetFilter(a.d.name))
 	if err != nil {
 		return err
 	}
@@ -91,7 +91,7 @@ func (a *applier) pruneGPUNetworks(ctx context.Context) error {
 			}
 		}
 	}
-	nets, err := a.listNetworks(ctx, a.d.n.gpuNetPattern())
+	nets, err := a.listNetworks(ctx, tfutil.GPUNetworkFilter(a.d.name))
 	if err != nil {
 		return err
 	}
@@ -113,9 +113,9 @@ func (a *applier) pruneGPUNetworks(ctx context.Context) error {
 
 var gpuIndex = regexp.MustCompile(`-gpu-([0-7])$`)
 
-func (a *applier) listNetworks(ctx context.Context, pattern string) ([]*computepb.Network, error) {
+func (a *applier) listNetworks(ctx context.Context, filter string) ([]*computepb.Network, error) {
 	var out []*computepb.Network
-	it := a.c.Networks.List(ctx, &computepb.ListNetworksRequest{Project: a.d.project, Filter: proto.String(fmt.Sprintf("name eq %q", pattern))})
+	it := a.c.Networks.List(ctx, &computepb.ListNetworksRequest{Project: a.d.project, Filter: proto.String(filter)})
 	for {
 		n, err := it.Next()
 		if err == iteratorDone {
@@ -128,9 +128,9 @@ func (a *applier) listNetworks(ctx context.Context, pattern string) ([]*computep
 	}
 }
 
-func (a *applier) listSubnets(ctx context.Context, pattern string) ([]*computepb.Subnetwork, error) {
+func (a *applier) listSubnets(ctx context.Context, filter string) ([]*computepb.Subnetwork, error) {
 	var out []*computepb.Subnetwork
-	it := a.c.Subnetworks.List(ctx, &computepb.ListSubnetworksRequest{Project: a.d.project, Region: a.d.region, Filter: proto.String(fmt.Sprintf("name eq %q", pattern))})
+	it := a.c.Subnetworks.List(ctx, &computepb.ListSubnetworksRequest{Project: a.d.project, Region: a.d.region, Filter: proto.String(filter)})
 	for {
 		s, err := it.Next()
 		if err == iteratorDone {

@@ -57,13 +57,21 @@ func (a *applier) ensurePSARange(ctx context.Context) (*computepb.Address, error
 	return get()
 }
 
-// consumerNetwork is the network in the project-number form Service Networking uses.
+// consumerNetwork is the network in the project-number form Service Networking uses. The project
+// number is read once per applier: a create, read or destroy asks for it several times.
 func (a *applier) consumerNetwork(ctx context.Context) (string, error) {
-	p, err := a.c.Projects.Get(ctx, &computepb.GetProjectRequest{Project: a.d.project})
-	if err != nil {
-		return "", fmt.Errorf("reading project %s: %w", a.d.project, err)
+	a.projectNumberOnce.Do(func() {
+		p, err := a.c.Projects.Get(ctx, &computepb.GetProjectRequest{Project: a.d.project})
+		if err != nil {
+			a.projectNumberErr = fmt.Errorf("reading project %s: %w", a.d.project, err)
+			return
+		}
+		a.projectNumber = p.GetId()
+	})
+	if a.projectNumberErr != nil {
+		return "", a.projectNumberErr
 	}
-	return fmt.Sprintf("projects/%d/global/networks/%s", p.GetId(), a.d.name), nil
+	return fmt.Sprintf("projects/%d/global/networks/%s", a.projectNumber, a.d.name), nil
 }
 
 func (a *applier) findConnection(ctx context.Context) (*servicenetworking.Connection, string, error) {

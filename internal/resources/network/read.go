@@ -60,17 +60,18 @@ func (a *applier) observe(ctx context.Context, m *model) (found bool, diags diag
 	m.Subnet, d = types.ObjectValueFrom(ctx, subnetAttrTypes, sm)
 	diags.Append(d...)
 
-	// Firewall rules, router
+	// Firewall rules (one list call for every rule the network may own), router
+	owned, err := a.listFirewalls(ctx)
+	if err != nil {
+		diags.AddError("Unable to list the firewall rules of "+a.d.name, err.Error())
+		return true, diags
+	}
 	var rules []string
 	iap := false
 	for _, name := range append([]string{a.d.n.fwInternal(), a.d.n.fwIAPSSH()}, a.gpuFirewallCandidates()...) {
-		_, err := a.c.Firewalls.Get(ctx, &computepb.GetFirewallRequest{Project: a.d.project, Firewall: name})
-		if err == nil {
+		if owned[name] {
 			rules = append(rules, name)
 			iap = iap || name == a.d.n.fwIAPSSH()
-		} else if !gcp.IsNotFound(err) {
-			diags.AddError("Unable to read firewall rule "+name, err.Error())
-			return true, diags
 		}
 	}
 	m.FirewallRules, _ = types.ListValueFrom(ctx, types.StringType, rules)
@@ -142,7 +143,7 @@ func (a *applier) observePSA(ctx context.Context, m *model) diag.Diagnostics {
 // the stack, zone and subnet count that are really there.
 func (a *applier) observeGPU(ctx context.Context, m *model) diag.Diagnostics {
 	var diags diag.Diagnostics
-	nets, err := a.listNetworks(ctx, a.d.n.gpuNetPattern())
+	nets, err := a.listNetworks(ctx, tfutil.GPUNetworkFilter(a.d.name))
 	if err != nil {
 		diags.AddError("Unable to list the GPU networks of "+a.d.name, err.Error())
 		return diags
@@ -151,7 +152,7 @@ func (a *applier) observeGPU(ctx context.Context, m *model) diag.Diagnostics {
 		m.GPUNetworks = types.ObjectNull(gpuNetworksAttrTyp)
 		return diags
 	}
-	subs, err := a.listSubnets(ctx, a.d.n.gpuSubPattern())
+	subs, err := a.listSubnets(ctx, tfutil.GPUSubnetFilter(a.d.name))
 	if err != nil {
 		diags.AddError("Unable to list the GPU subnetworks of "+a.d.name, err.Error())
 		return diags

@@ -95,18 +95,4 @@ func templatePath(project, name string) string {
 	return "projects/" + project + "/global/instanceTemplates/" + name
 }
 
-// The GPU network set of a hypercompute_network NET: gVNIC VPCs NET-gpu-<i> (one subnet
-// NET-gpu-<i>-subnet each) and for RDMA the VPC NET-rdma with subnets NET-rdma-sub-<i>. The names
-// are the ones internal/resources/network derives (network/names.go).
-func gpuNetName(network string, i int) string  { return fmt.Sprintf("%s-gpu-%d", network, i) }
-func gpuSubName(network string, i int) string  { return fmt.Sprintf("%s-gpu-%d-subnet", network, i) }
-func rdmaNetName(network string) string        { return network + "-rdma" }
-func rdmaSubName(network string, i int) string { return fmt.Sprintf("%s-rdma-sub-%d", network, i) }
-func gpuNetFilter(network string) string {
-	return fmt.Sprintf("name eq \"%s-(gpu-[0-7]|rdma)\"", network)
-}
-func gpuSubFilter(network string) string {
-	return fmt.Sprintf("name eq \"%s-(gpu-[0-7]-subnet|rdma-sub-[0-7])\"", network)
-}
-
 func splitPath(s string) []string { return strings.Split(s, "/") }

@@ -83,15 +83,15 @@ func networkInterfaces(ctx context.Context, cl *gcp.Clients, m catalog.MachineTy
 	case catalog.NICRDMA:
 		if len(set.gvnic) < spec.HostGVNICVPCs {
 			return nil, fmt.Errorf("%s needs %d host gVNIC VPC(s) (%s) next to the RDMA VPC; network %s has %d: %s",
-				m.Name, spec.HostGVNICVPCs, gpuNetName(netName, 0), netName, len(set.gvnic), fix)
+				m.Name, spec.HostGVNICVPCs, tfutil.GPUNetworkName(netName, 0), netName, len(set.gvnic), fix)
 		}
 		if len(set.rdma) < m.GPUNICCount {
 			return nil, fmt.Errorf("%s has %d RDMA NICs, one per subnet of %s, which has only %d subnets: set gpu_networks.subnet_count = %d on the hypercompute_network %q",
-				m.Name, m.GPUNICCount, rdmaNetName(netName), len(set.rdma), m.GPUNICCount, netName)
+				m.Name, m.GPUNICCount, tfutil.RDMANetworkName(netName), len(set.rdma), m.GPUNICCount, netName)
 		}
 		if set.rdmaZone != "" && set.rdmaZone != zone {
 			return nil, fmt.Errorf("the RDMA VPC %s is on zone %s's %s profile and RDMA NICs attach only in that zone, but the partition's nodes are in %s: set zone = %q on the partition or gpu_networks.zone = %q on the network",
-				rdmaNetName(netName), set.rdmaZone, catalog.RDMANetworkProfile(set.rdmaZone), zone, set.rdmaZone, zone)
+				tfutil.RDMANetworkName(netName), set.rdmaZone, catalog.RDMANetworkProfile(set.rdmaZone), zone, set.rdmaZone, zone)
 		}
 		gvnic = set.gvnic[:spec.HostGVNICVPCs]
 		for _, a := range gvnic {
@@ -120,7 +120,7 @@ func nic(a attachment, nicType string) *computepb.NetworkInterface {
 func findGPUNetworks(ctx context.Context, cl *gcp.Clients, project, region, network string) (gpuNetworkSet, error) {
 	var set gpuNetworkSet
 	nets := map[string]*computepb.Network{}
-	it := cl.Networks.List(ctx, &computepb.ListNetworksRequest{Project: project, Filter: proto.String(gpuNetFilter(network))})
+	it := cl.Networks.List(ctx, &computepb.ListNetworksRequest{Project: project, Filter: proto.String(tfutil.GPUNetworkFilter(network))})
 	for {
 		n, err := it.Next()
 		if err == iterator.Done {
@@ -135,7 +135,7 @@ func findGPUNetworks(ctx context.Context, cl *gcp.Clients, project, region, netw
 		return set, nil
 	}
 	subs := map[string]*computepb.Subnetwork{}
-	sit := cl.Subnetworks.List(ctx, &computepb.ListSubnetworksRequest{Project: project, Region: region, Filter: proto.String(gpuSubFilter(network))})
+	sit := cl.Subnetworks.List(ctx, &computepb.ListSubnetworksRequest{Project: project, Region: region, Filter: proto.String(tfutil.GPUSubnetFilter(network))})
 	for {
 		s, err := sit.Next()
 		if err == iterator.Done {
@@ -147,19 +147,19 @@ func findGPUNetworks(ctx context.Context, cl *gcp.Clients, project, region, netw
 		subs[s.GetName()] = s
 	}
 	for i := 0; i < 8; i++ {
-		n, ok := nets[gpuNetName(network, i)]
-		s, sok := subs[gpuSubName(network, i)]
+		n, ok := nets[tfutil.GPUNetworkName(network, i)]
+		s, sok := subs[tfutil.GPUSubnetName(network, i)]
 		if !ok || !sok {
 			break
 		}
 		set.gvnic = append(set.gvnic, attachment{n.GetSelfLink(), s.GetSelfLink()})
 	}
-	if rn, ok := nets[rdmaNetName(network)]; ok {
+	if rn, ok := nets[tfutil.RDMANetworkName(network)]; ok {
 		if p := rn.GetNetworkProfile(); p != "" {
 			set.rdmaZone = strings.TrimSuffix(p[strings.LastIndex(p, "/")+1:], "-vpc-roce")
 		}
 		for i := 0; i < 8; i++ {
-			s, ok := subs[rdmaSubName(network, i)]
+			s, ok := subs[tfutil.RDMASubnetName(network, i)]
 			if !ok {
 				break
 			}

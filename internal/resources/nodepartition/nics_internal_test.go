@@ -1,6 +1,8 @@
 package nodepartition
 
 import (
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
+
 	"context"
 	"fmt"
 	"strings"
@@ -57,12 +59,12 @@ func makeNetwork(t *testing.T, cl *gcp.Clients, net string, gvnics, rdmaSubnets 
 	}
 	sub(net+"-subnet", mk(net, ""), "10.0.0.0/20")
 	for i := 0; i < gvnics; i++ {
-		sub(gpuSubName(net, i), mk(gpuNetName(net, i), ""), fmt.Sprintf("192.168.%d.0/24", i))
+		sub(tfutil.GPUSubnetName(net, i), mk(tfutil.GPUNetworkName(net, i), ""), fmt.Sprintf("192.168.%d.0/24", i))
 	}
 	if rdmaSubnets > 0 {
-		r := mk(rdmaNetName(net), "projects/"+testProject+"/global/networkProfiles/"+catalog.RDMANetworkProfile(rdmaZone))
+		r := mk(tfutil.RDMANetworkName(net), "projects/"+testProject+"/global/networkProfiles/"+catalog.RDMANetworkProfile(rdmaZone))
 		for i := 0; i < rdmaSubnets; i++ {
-			sub(rdmaSubName(net, i), r, fmt.Sprintf("192.168.%d.0/24", 100+i))
+			sub(tfutil.RDMASubnetName(net, i), r, fmt.Sprintf("192.168.%d.0/24", 100+i))
 		}
 	}
 }
