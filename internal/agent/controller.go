@@ -148,7 +148,8 @@ func (c *controller) reconcile(ctx context.Context, n cc.Node, attrs map[string]
 	}
 	// Registration is reported before the config hash, so a provider that
 	// sees the hash never reads a report from before this configuration.
-	if c.registering, err = c.registrations(ctx, cluster, parts); err != nil {
+	nodes := readSlurmNodes(ctx, l)
+	if c.registering, err = c.registrations(ctx, cluster, parts, nodes); err != nil {
 		// Not a reason to fail the pass: slurmctld serves; look again soon.
 		c.log.Warn("could not report node registration", "error", err.Error())
 		c.registering = true
@@ -159,7 +160,7 @@ func (c *controller) reconcile(ctx context.Context, n cc.Node, attrs map[string]
 	if st.Rejected == "" {
 		c.rep.clear(ctx, cc.GuestAttrConfigError)
 	}
-	if c.drainPending, err = c.drains(ctx, l, parts); err != nil {
+	if c.drainPending, err = c.drains(ctx, l, parts, nodes); err != nil {
 		return err
 	}
 	c.rep.ready(ctx)

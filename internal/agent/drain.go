@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -17,7 +18,10 @@ const drainPending = 5 * time.Second
 // scale-down removes are drained in Slurm, and the partition's
 // drained-<partition> guest attribute lists those that are drained and run
 // no job any more. It reports whether some node still runs a job.
-func (c *controller) drains(ctx context.Context, l cc.Layout, parts []cc.Partition) (pending bool, err error) {
+func (c *controller) drains(ctx context.Context, l cc.Layout, parts []cc.Partition, all slurmNodes) (pending bool, err error) {
+	if all.err != nil {
+		return false, fmt.Errorf("reading the state of the nodes: %w", all.err)
+	}
 	for _, p := range parts {
 		if p.Drain == nil || strings.TrimSpace(p.Drain.Nodes) == "" {
 			continue
@@ -26,10 +30,7 @@ func (c *controller) drains(ctx context.Context, l cc.Layout, parts []cc.Partiti
 		if err != nil {
 			return false, fmt.Errorf("partition %s: drain: %w", p.Name, err)
 		}
-		states, err := nodeStates(ctx, l, p.Drain.Nodes)
-		if err != nil {
-			return false, fmt.Errorf("partition %s: reading the state of %s: %w", p.Name, p.Drain.Nodes, err)
-		}
+		states := all.state
 		var toDrain, drained []string
 		for _, n := range nodes {
 			st, known := states[n]
@@ -64,14 +65,14 @@ func (c *controller) drains(ctx context.Context, l cc.Layout, parts []cc.Partiti
 		}
 		c.rep.set(ctx, cc.DrainedAttr(p.Name), cc.FormatDrained(p.Drain.ID, drained))
 	}
-	return pending, c.resumeAbandonedDrains(ctx, l, parts)
+	return pending, c.resumeAbandonedDrains(ctx, l, parts, all)
 }
 
 // resumeAbandonedDrains returns to service the nodes this agent drained for a scale-down that no
 // partition asks for any more (the scale-down was reverted, or the node now belongs to the dynamic
 // range): left drained, they would never run a job again. Nodes drained for any other reason (by an
 // administrator, by a health check) are left alone.
-func (c *controller) resumeAbandonedDrains(ctx context.Context, l cc.Layout, parts []cc.Partition) error {
+func (c *controller) resumeAbandonedDrains(ctx context.Context, l cc.Layout, parts []cc.Partition, all slurmNodes) error {
 	wanted := map[string]bool{}
 	for _, p := range parts {
 		if p.Drain == nil {
@@ -85,17 +86,13 @@ func (c *controller) resumeAbandonedDrains(ctx context.Context, l cc.Layout, par
 			wanted[n] = true
 		}
 	}
-	out, err := runCommand(ctx, slurmEnv(l), "sinfo", "-h", "-R", "-N", "-o", "%N|%E")
-	if err != nil {
-		return fmt.Errorf("listing drained nodes: %w", err)
-	}
 	var resume []string
-	for _, line := range strings.Split(out, "\n") {
-		node, reason, ok := strings.Cut(strings.TrimSpace(line), "|")
-		if ok && strings.TrimSpace(reason) == cc.DrainReason && !wanted[node] {
+	for node, reason := range all.reason {
+		if reason == cc.DrainReason && !wanted[node] {
 			resume = append(resume, node)
 		}
 	}
+	sort.Strings(resume)
 	if len(resume) == 0 {
 		return nil
 	}

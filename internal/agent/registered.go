@@ -17,7 +17,7 @@ const registrationPending = 2 * time.Second
 // registrations reports, per partition, registered-<partition>: the static
 // nodes slurmctld sees registered. Partitions that are gone lose their
 // report. It returns whether some static node is still missing.
-func (c *controller) registrations(ctx context.Context, cluster cc.Cluster, parts []cc.Partition) (pending bool, err error) {
+func (c *controller) registrations(ctx context.Context, cluster cc.Cluster, parts []cc.Partition, nodes slurmNodes) (pending bool, err error) {
 	want := map[string][]string{}
 	for _, p := range parts {
 		if p.StaticNodes <= 0 {
@@ -29,12 +29,10 @@ func (c *controller) registrations(ctx context.Context, cluster cc.Cluster, part
 		}
 		want[p.Name] = nodes
 	}
-	var states map[string]string
-	if len(want) > 0 {
-		if states, err = allNodeStates(ctx, cluster.Layout); err != nil {
-			return false, fmt.Errorf("reading which static nodes registered: %w", err)
-		}
+	if len(want) > 0 && nodes.err != nil {
+		return false, fmt.Errorf("reading which static nodes registered: %w", nodes.err)
 	}
+	states := nodes.state
 	reported := map[string]bool{}
 	for _, p := range parts {
 		nodes, ok := want[p.Name]
@@ -68,20 +66,31 @@ func (c *controller) registrations(ctx context.Context, cluster cc.Cluster, part
 	return pending, nil
 }
 
-// allNodeStates maps every node slurmctld knows to sinfo's long state, in
-// one call however many nodes the cluster has.
-func allNodeStates(ctx context.Context, l cc.Layout) (map[string]string, error) {
-	out, err := runCommand(ctx, slurmEnv(l), "sinfo", "-h", "-N", "-o", "%N %T")
+// slurmNodes is one pass's view of every node slurmctld knows: sinfo's long state and the reason a
+// node is drained or down. Registration reports, scale-down drains and the return of abandoned
+// drains all read it, so a pass asks slurmctld once however many partitions and nodes there are.
+type slurmNodes struct {
+	state, reason map[string]string
+	err           error
+}
+
+func readSlurmNodes(ctx context.Context, l cc.Layout) slurmNodes {
+	out, err := runCommand(ctx, slurmEnv(l), "sinfo", "-h", "-N", "-o", "%N|%T|%E")
+	n := slurmNodes{state: map[string]string{}, reason: map[string]string{}, err: err}
 	if err != nil {
-		return nil, err
+		return n
 	}
-	states := map[string]string{}
 	for _, line := range strings.Split(out, "\n") {
-		if f := strings.Fields(line); len(f) == 2 {
-			states[f[0]] = f[1]
+		f := strings.SplitN(strings.TrimSpace(line), "|", 3)
+		if len(f) != 3 || f[0] == "" {
+			continue
+		}
+		n.state[f[0]] = f[1]
+		if r := strings.TrimSpace(f[2]); r != "" && r != "none" {
+			n.reason[f[0]] = r
 		}
 	}
-	return states, nil
+	return n
 }
 
 // registeredState reports whether a node in sinfo's long state has a
