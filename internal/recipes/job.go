@@ -1,0 +1,117 @@
+package recipes
+
+// Modes a recipe runs in.
+const (
+	ModePretrain          = "pretrain"
+	ModeContinuedPretrain = "continued_pretrain"
+	ModeSFT               = "sft"
+	ModeRL                = "rl"
+)
+
+// ProfileCPU is the machine profile of the CPU recipe: any machine type
+// without GPUs (catalog.MachineType.HasGPU() == false).
+const ProfileCPU = "cpu"
+
+// Job is one fully resolved training run: what hypercompute_recipe_job
+// writes as JSON under the controller metadata key JobKey(Name), and what the
+// controller's agent renders (Render) and submits. Every default is filled
+// in by the provider at plan, so the agent never guesses.
+type Job struct {
+	Schema    int    `json:"schema"`
+	Name      string `json:"name"`
+	Cluster   string `json:"cluster"`
+	Partition string `json:"partition"`
+	// Model, Size and Mode name the recipe (Lookup); Profile is the
+	// partition's machine profile (catalog Profile, or ProfileCPU).
+	Model   string `json:"model"`
+	Size    string `json:"size"`
+	Mode    string `json:"mode"`
+	Profile string `json:"profile"`
+	// Nodes the job runs on; TasksPerNode is one per GPU on GPU
+	// profiles and 1 on CPU.
+	Nodes        int `json:"nodes"`
+	TasksPerNode int `json:"tasks_per_node"`
+	// MaxSteps: training stops after this many optimizer steps.
+	MaxSteps int `json:"max_steps"`
+	// Hyperparameters override the recipe's (learning_rate, micro_batch,
+	// global_batch, seq_length, ...), as strings.
+	Hyperparameters map[string]string `json:"hyperparameters,omitempty"`
+	// ContainerImage overrides the recipe's container (GPU recipes).
+	ContainerImage string `json:"container_image,omitempty"`
+	// Env is extra environment for every task.
+	Env map[string]string `json:"env,omitempty"`
+
+	Checkpoint Checkpoint `json:"checkpoint"`
+	// RunDir holds the job's script, logs, metrics and Progress file; on
+	// storage every node of the partition mounts.
+	RunDir string `json:"run_dir"`
+	// TensorBoardDir receives scalars (TensorBoard event files, or
+	// metrics.jsonl where TensorBoard is absent).
+	TensorBoardDir string `json:"tensorboard_dir,omitempty"`
+	// ExportPath receives the final model; empty: none.
+	ExportPath string `json:"export_path,omitempty"`
+	// TimeLimit in minutes (Slurm --time); 0: the partition's.
+	TimeLimit int `json:"time_limit,omitempty"`
+	// SignalLead: seconds before the time limit the job gets SIGUSR1
+	// (--signal=B:USR1@SignalLead) to checkpoint.
+	SignalLead int `json:"signal_lead"`
+	// Generation changes when the spec changes, so a replaced job is told
+	// apart from the one it replaces.
+	Generation string `json:"generation"`
+}
+
+// Checkpoint says where and how often a job checkpoints.
+type Checkpoint struct {
+	Dir string `json:"dir"`
+	// IntervalSeconds > 0 is a fixed interval; 0 with Auto is the
+	// Young/Daly interval √(2·C·M), recomputed after each checkpoint from
+	// the measured cost C and MTBFSeconds.
+	IntervalSeconds int  `json:"interval_seconds,omitempty"`
+	Auto            bool `json:"auto,omitempty"`
+	// MTBFSeconds is the partition's expected time between interruptions
+	// for the job's node count (catalog figures per family × nodes).
+	MTBFSeconds float64 `json:"mtbf_seconds,omitempty"`
+	KeepLast    int     `json:"keep_last"`
+	// ResumeFrom is a checkpoint directory to start from (continued
+	// pretraining, SFT); the job's own newest checkpoint wins over it.
+	ResumeFrom string `json:"resume_from,omitempty"`
+}
+
+// Progress is what a running recipe writes (atomically, as JSON) to
+// ProgressFile in its RunDir after every logged step and checkpoint; the
+// controller's agent reads it and reports it to the provider.
+type Progress struct {
+	Step                 int     `json:"step"`
+	MaxSteps             int     `json:"max_steps"`
+	FirstLoss            float64 `json:"first_loss"`
+	LastLoss             float64 `json:"last_loss"`
+	LastCheckpointStep   int     `json:"last_checkpoint_step"`
+	LastCheckpointTime   string  `json:"last_checkpoint_time,omitempty"` // RFC 3339
+	CheckpointCostSecond float64 `json:"checkpoint_cost_seconds"`
+	IntervalSeconds      float64 `json:"interval_seconds"`
+	Checkpoints          int     `json:"checkpoints"`
+	// Restarts counts starts after the first (requeue, node failure).
+	Restarts int `json:"restarts"`
+	// LostSeconds is training time redone after restarts: the time since
+	// the last checkpoint when each earlier run stopped.
+	LostSeconds float64 `json:"lost_seconds"`
+	UpdatedAt   string  `json:"updated_at"`
+}
+
+// ProgressFile is the name of the Progress file in a job's RunDir.
+const ProgressFile = "progress.json"
+
+// Script is a rendered job: the batch script and how to submit it.
+type Script struct {
+	// Body is the complete batch script (#!/bin/bash, #SBATCH lines,
+	// environment, srun launch); self-contained: it writes any program it
+	// runs (the CPU trainer) into RunDir itself.
+	Body string
+	// Sbatch are the submission flags the script's #SBATCH lines carry,
+	// also given separately for slurmrestd (--job-name, --partition,
+	// --nodes, --ntasks-per-node, --signal, --requeue, --output, ...).
+	Sbatch []string
+	// NeedsBatchSignal: the job relies on a batch-only signal
+	// (B:USR1@N) that slurmrestd v0.0.38 refuses; submit with sbatch.
+	NeedsBatchSignal bool
+}
