@@ -56,6 +56,10 @@ type controller struct {
 	// registeredReported are the partitions with a registered-<partition>
 	// report out.
 	registeredReported map[string]bool
+	// sched drives Slurm for recipe jobs (nil: sbatch, scontrol, scancel
+	// and slurmrestd on this VM); jobsActive: one is queued or running.
+	sched      jobScheduler
+	jobsActive bool
 }
 
 func newController(h *host) *controller {
@@ -163,6 +167,10 @@ func (c *controller) reconcile(ctx context.Context, n cc.Node, attrs map[string]
 	if c.drainPending, err = c.drains(ctx, l, parts, nodes); err != nil {
 		return err
 	}
+	if c.sched == nil {
+		c.sched = newSlurmJobs(l)
+	}
+	c.jobsActive = c.jobs(ctx, c.sched, attrs, nodes)
 	c.rep.ready(ctx)
 	return nil
 }
@@ -235,6 +243,9 @@ func (c *controller) nextCheck() time.Duration {
 	}
 	if c.registering {
 		next = min(next, registrationPending)
+	}
+	if c.jobsActive {
+		next = min(next, jobsPending)
 	}
 	return next
 }
