@@ -117,6 +117,7 @@ func registerAdmin(e *Emulator) {
 		}
 		core.WriteJSON(w, http.StatusOK, map[string]any{"stateFile": e.cfg.StateFile})
 	})
+	registerHostFaults(e)
 }
 
 // QuotaRequest is the body of POST /emulator/v1/quotas.

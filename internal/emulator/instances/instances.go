@@ -194,13 +194,14 @@ func (s *Service) markRunning(inst *computepb.Instance) {
 	if d := inst.GetScheduling().GetMaxRunDuration(); d != nil {
 		inst.ResourceStatus.Scheduling = &computepb.ResourceStatusScheduling{TerminationTimestamp: proto.String(core.Timestamp(now.Add(durationOf(d))))}
 	}
-	if len(inst.GetGuestAccelerators()) > 0 {
+	if inst.ResourceStatus.PhysicalHost == nil {
+		// Stable until a host event moves the VM (hostevents.go).
 		inst.ResourceStatus.PhysicalHost = proto.String(physicalHost(inst))
 	}
 	inst.Fingerprint = proto.String(s.randomFingerprint())
 }
 
-// physicalHost fakes the /CLUSTER/RACK/HOST topology string GPU VMs report; VMs of one placement policy share
+// physicalHost fakes the /CLUSTER/RACK/HOST topology string VMs report; VMs of one placement policy share
 // the cluster part, as compact placement promises.
 func physicalHost(inst *computepb.Instance) string {
 	group := inst.GetZone()
@@ -216,6 +217,7 @@ func physicalHost(inst *computepb.Instance) string {
 func (s *Service) discard(tx *core.Tx, key string) {
 	_ = s.releaseCharge(tx, key)
 	tx.Delete(KindGuestAttributes, key)
+	tx.Delete(KindHostEvents, key)
 	tx.Delete(KindInstances, key)
 }
 

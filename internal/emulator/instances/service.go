@@ -44,6 +44,8 @@ type Service struct {
 	rt     Runtime
 	md     MetadataServers
 	worker *runtimeWorker
+
+	events *hostEvents // notice windows and timers of host events (hostevents.go)
 }
 
 // Register mounts the instances family (instances, bulkInsert, templates, resource policies, reservations) and
@@ -53,6 +55,7 @@ func Register(srv *core.Server) *Service {
 	s.ipam = newIPAM(s)
 	s.index = newIndex()
 	s.routes()
+	s.hostEventsInit()
 	srv.Store.Watch(s.onChange)
 	srv.Provide("instances", s)
 	srv.OnClose(s.close)

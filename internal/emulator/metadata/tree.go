@@ -90,6 +90,7 @@ func (m *Server) instanceDir(key, project, zone string, inst *computepb.Instance
 	}
 	machineType := inst.GetMachineType()
 	machineType = machineType[strings.LastIndex(machineType, "/")+1:]
+	maintenance, preempted := m.inst.HostNotice(key, inst)
 	d := newDir().
 		set("attributes", attributesDir(inst.GetMetadata())).
 		set("cpu-platform", leaf(inst.GetCpuPlatform())).
@@ -98,9 +99,9 @@ func (m *Server) instanceDir(key, project, zone string, inst *computepb.Instance
 		set("id", numLeaf(strconv.FormatUint(inst.GetId(), 10))).
 		set("image", leaf("")).
 		set("machine-type", leaf(fmt.Sprintf("projects/%s/machineTypes/%s", num, machineType))).
-		set("maintenance-event", leaf("NONE")).
+		set("maintenance-event", leaf(maintenance)).
 		set("name", leaf(inst.GetName())).
-		set("preempted", leaf("FALSE")).
+		set("preempted", leaf(strings.ToUpper(strconv.FormatBool(preempted)))).
 		set("tags", jsonLeaf{v: nonNil(inst.GetTags().GetItems())}).
 		set("zone", leaf(fmt.Sprintf("projects/%s/zones/%s", num, zone)))
 

@@ -9,7 +9,7 @@ import (
 )
 
 // onChange wakes the wait_for_change calls a committed change may concern (the VM's record, its guest attributes,
-// its project's metadata) and closes the listener of a deleted VM. Waiters re-render and compare ETags, so a
+// its host's notices, its project's metadata) and closes the listener of a deleted VM. Waiters re-render and compare ETags, so a
 // spurious wake-up costs one render.
 func (m *Server) onChange(c core.Change) {
 	switch c.Kind {
@@ -18,7 +18,7 @@ func (m *Server) onChange(c core.Change) {
 		if c.New == nil {
 			m.stop(c.Key)
 		}
-	case instances.KindGuestAttributes:
+	case instances.KindGuestAttributes, instances.KindHostEvents:
 		m.signal(func(key string) bool { return key == c.Key })
 	case compute.KindProjects:
 		prefix := c.Key + "/"
