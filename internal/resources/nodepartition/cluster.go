@@ -13,6 +13,7 @@ import (
 
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
 
 // clusterInfo is what a partition learns from the cluster's controller VM: the cluster's own
@@ -48,11 +49,12 @@ func (c clusterRef) getController(ctx context.Context, cl *gcp.Clients) (*comput
 }
 
 func metadataItems(inst *computepb.Instance) map[string]string {
-	out := map[string]string{}
-	for _, it := range inst.GetMetadata().GetItems() {
-		out[it.GetKey()] = it.GetValue()
-	}
-	return out
+	return tfutil.MetadataMap(inst.GetMetadata())
+}
+
+// vm is the controller as the shared metadata and report helpers name it.
+func (c clusterRef) vm() tfutil.VM {
+	return tfutil.VM{Project: c.project, Zone: c.zone, Name: c.controller()}
 }
 
 // readCluster reads the controller and decodes the cluster it holds.
@@ -122,66 +124,11 @@ func (ci *clusterInfo) partitionsWith(name string, p *cc.Partition) []cc.Partiti
 	return out
 }
 
-// setPartitionKey writes (value != nil) or removes the partition's key on the controller. The
-// write is fingerprint-checked: another partition or the cluster may write the same metadata at
-// the same time, and then Compute answers 412; the write is retried on fresh metadata with a new
-// requestId (the same requestId would replay the failed call). It returns the controller as the
-// write left it.
+// setPartitionKey writes (value != nil) or removes the partition's key on the controller, racing
+// other partitions and the cluster on the metadata fingerprint (tfutil.SetMetadataKey). It returns
+// the controller as the write left it.
 func setPartitionKey(ctx context.Context, cl *gcp.Clients, ref clusterRef, inst *computepb.Instance, key string, value *string) (*computepb.Instance, error) {
-	delay := 50 * time.Millisecond
-	for attempt := 1; ; attempt++ {
-		items := inst.GetMetadata().GetItems()
-		var next []*computepb.Items
-		found := false
-		for _, it := range items {
-			if it.GetKey() == key {
-				found = true
-				if value != nil {
-					next = append(next, &computepb.Items{Key: proto.String(key), Value: proto.String(*value)})
-				}
-				continue
-			}
-			next = append(next, &computepb.Items{Key: it.Key, Value: it.Value})
-		}
-		if !found {
-			if value == nil {
-				return inst, nil
-			}
-			next = append(next, &computepb.Items{Key: proto.String(key), Value: proto.String(*value)})
-		} else if value != nil && metadataItems(inst)[key] == *value {
-			return inst, nil
-		}
-		all := map[string]string{}
-		for _, it := range next {
-			all[it.GetKey()] = it.GetValue()
-		}
-		if err := cc.CheckMetadataSize(all); err != nil {
-			return nil, fmt.Errorf("the controller's metadata would exceed Compute's limits: %w", err)
-		}
-		op, err := cl.Instances.SetMetadata(ctx, &computepb.SetMetadataInstanceRequest{
-			Project: ref.project, Zone: ref.zone, Instance: ref.controller(), RequestId: gcp.NewRequestIDPtr(),
-			MetadataResource: &computepb.Metadata{Fingerprint: inst.GetMetadata().Fingerprint, Items: next},
-		})
-		if err == nil {
-			_, err = cl.WaitCompute(ctx, op)
-		} else {
-			err = gcp.Classify(err)
-		}
-		if err == nil {
-			return ref.getController(ctx, cl)
-		}
-		if !gcp.IsPreconditionFailed(err) || attempt >= 20 {
-			return nil, fmt.Errorf("writing %s on the controller %s: %w", key, ref.controller(), err)
-		}
-		// Someone else wrote the metadata first: read it again and redo the change on top.
-		if err := sleep(ctx, delay); err != nil {
-			return nil, err
-		}
-		delay = min(delay*2, 2*time.Second)
-		if inst, err = ref.getController(ctx, cl); err != nil {
-			return nil, err
-		}
-	}
+	return tfutil.SetMetadataKey(ctx, cl, ref.vm(), inst, key, value)
 }
 
 // appliedWait is how the provider waits for the controller's agent to take a configuration.
@@ -194,22 +141,10 @@ type appliedWait struct {
 	poll time.Duration
 }
 
-// guestAttributes reads the controller's hypercompute/ attributes; none yet is an empty map.
-func guestAttributes(ctx context.Context, cl *gcp.Clients, ref clusterRef) (map[string]string, error) {
-	ga, err := cl.Instances.GetGuestAttributes(ctx, &computepb.GetGuestAttributesInstanceRequest{
-		Project: ref.project, Zone: ref.zone, Instance: ref.controller(), QueryPath: proto.String(cc.GuestAttributeNamespace + "/"),
-	})
-	out := map[string]string{}
-	if gcp.IsNotFound(err) {
-		return out, nil
-	}
-	if err != nil {
-		return nil, gcp.Classify(err)
-	}
-	for _, e := range ga.GetQueryValue().GetItems() {
-		out[e.GetKey()] = e.GetValue()
-	}
-	return out, nil
+// report waits on the controller's report. Its failure is checked after its rejection of this
+// configuration, which names the cause better.
+func (w appliedWait) report() tfutil.ReportWait {
+	return tfutil.ReportWait{Clients: w.cl, VM: w.ref.vm(), Max: w.poll, IgnoreFailure: true}
 }
 
 // untilApplied waits until the controller reports config-hash equal to the hash of the cluster and
@@ -217,8 +152,8 @@ func guestAttributes(ctx context.Context, cl *gcp.Clients, ref clusterRef) (map[
 // time is part of what the agent applies). It fails with the agent's own words when the agent
 // rejected that configuration or failed.
 func (w appliedWait) untilApplied(ctx context.Context) error {
-	var lastPhase, lastHash, expected string
-	err := pollUntil(ctx, w.poll, func() (bool, error) {
+	var expected string
+	last, err := w.report().Until(ctx, func(r tfutil.Report) (bool, error) {
 		inst, err := w.ref.getController(ctx, w.cl)
 		if err != nil {
 			return false, err
@@ -231,26 +166,21 @@ func (w appliedWait) untilApplied(ctx context.Context) error {
 		if err != nil {
 			return false, fmt.Errorf("the cluster's configuration cannot be rendered: %w", err)
 		}
-		attrs, err := guestAttributes(ctx, w.cl, w.ref)
-		if err != nil {
-			return false, err
-		}
-		lastPhase, lastHash = attrs[cc.GuestAttrPhase], attrs[cc.GuestAttrConfigHash]
-		if rest, ok := strings.CutPrefix(attrs[cc.GuestAttrConfigError], expected+" "); ok {
+		if rest, ok := r.Rejected(expected); ok {
 			return false, fmt.Errorf("the controller %s rejected the configuration with %s and kept the previous one: %s", w.ref.controller(), w.what, rest)
 		}
-		switch lastPhase {
-		case cc.PhaseError, cc.PhaseLauncherFailed:
-			return false, fmt.Errorf("the controller %s failed (phase %s): %s", w.ref.controller(), lastPhase, attrs[cc.GuestAttrError])
+		if r.Failed() {
+			return false, fmt.Errorf("the controller %s failed (phase %s): %s", w.ref.controller(), r.Phase, r.Error)
 		}
-		return lastPhase == cc.PhaseReady && lastHash == expected, nil
+		return r.Ready(expected), nil
 	})
 	if err != nil && ctx.Err() != nil {
-		if lastPhase == "" {
-			lastPhase = "none reported"
+		phase := last.Phase
+		if phase == "" {
+			phase = "none reported"
 		}
 		return fmt.Errorf("timed out waiting for the controller %s to apply the configuration with %s (config hash %s); last phase seen: %s, last applied hash: %q. Check the controller's serial console",
-			w.ref.controller(), w.what, short(expected), lastPhase, short(lastHash))
+			w.ref.controller(), w.what, tfutil.ShortHash(expected), phase, tfutil.ShortHash(last.ConfigHash))
 	}
 	return err
 }
@@ -264,13 +194,9 @@ func (w appliedWait) untilDrained(ctx context.Context, partition string, drain c
 		return err
 	}
 	pending := slices.Clone(want)
-	err = pollUntil(ctx, w.poll, func() (bool, error) {
-		attrs, err := guestAttributes(ctx, w.cl, w.ref)
-		if err != nil {
-			return false, err
-		}
-		id, done, perr := cc.ParseDrained(attrs[cc.DrainedAttr(partition)])
-		if perr != nil || id != drain.ID {
+	_, err = w.report().Until(ctx, func(r tfutil.Report) (bool, error) {
+		id, done, ok := r.Drained(partition)
+		if !ok || id != drain.ID {
 			return false, nil
 		}
 		var ready []string
@@ -293,40 +219,4 @@ func (w appliedWait) untilDrained(ctx context.Context, partition string, drain c
 			cc.CompressHostlist(pending))
 	}
 	return err
-}
-
-func short(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
-}
-
-// pollUntil calls check until it is done or fails, from 100 ms backing off to max.
-func pollUntil(ctx context.Context, maxDelay time.Duration, check func() (bool, error)) error {
-	delay := 100 * time.Millisecond
-	if maxDelay <= 0 {
-		maxDelay = 5 * time.Second
-	}
-	for {
-		done, err := check()
-		if done || err != nil {
-			return err
-		}
-		if err := sleep(ctx, delay); err != nil {
-			return err
-		}
-		delay = min(delay*3/2, maxDelay)
-	}
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

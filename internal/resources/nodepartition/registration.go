@@ -7,11 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"cloud.google.com/go/compute/apiv1/computepb"
-	"google.golang.org/protobuf/proto"
-
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
-	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
 
 // nodeErrorsAfter is how long the wait for registration trusts the controller's report alone.
@@ -44,14 +41,9 @@ func (w registrationWait) untilRegistered(ctx context.Context) error {
 	start := time.Now()
 	missing := slices.Clone(w.nodes)
 	phases := map[string]string{}
-	err := pollUntil(ctx, w.poll, func() (bool, error) {
-		attrs, err := guestAttributes(ctx, w.cl, w.ref)
-		if err != nil {
-			return false, err
-		}
-		reg, _ := cc.ExpandHostlist(attrs[cc.RegisteredAttr(w.partition)])
-		registered := make(map[string]bool, len(reg))
-		for _, n := range reg {
+	_, err := w.report().Until(ctx, func(r tfutil.Report) (bool, error) {
+		registered := map[string]bool{}
+		for _, n := range r.Registered(w.partition) {
 			registered[n] = true
 		}
 		missing = slices.DeleteFunc(missing, func(n string) bool { return registered[n] })
@@ -80,40 +72,20 @@ func (w registrationWait) untilRegistered(ctx context.Context) error {
 // error of one that failed.
 func (w registrationWait) inspect(ctx context.Context, missing []string, phases map[string]string) error {
 	for _, n := range missing[:min(len(missing), nodesInspected)] {
-		attrs, err := nodeAttributes(ctx, w.cl, w.project, w.zone, n)
+		r, err := tfutil.ReadReport(ctx, w.cl, tfutil.VM{Project: w.project, Zone: w.zone, Name: n})
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
 			return err
 		}
-		phase := attrs[cc.GuestAttrPhase]
-		phases[n] = phase
-		if phase == cc.PhaseError || phase == cc.PhaseLauncherFailed {
+		phases[n] = r.Phase
+		if r.Failed() {
 			return fmt.Errorf("node %s of partition %s failed to join the cluster (phase %s): %s",
-				n, w.partition, phase, firstNonEmpty(attrs[cc.GuestAttrError], "no error text reported"))
+				n, w.partition, r.Phase, firstNonEmpty(r.Error, "no error text reported"))
 		}
 	}
 	return nil
-}
-
-// nodeAttributes reads a node VM's hypercompute/ guest attributes; a VM that is gone or has
-// reported nothing yet has none.
-func nodeAttributes(ctx context.Context, cl *gcp.Clients, project, zone, name string) (map[string]string, error) {
-	ga, err := cl.Instances.GetGuestAttributes(ctx, &computepb.GetGuestAttributesInstanceRequest{
-		Project: project, Zone: zone, Instance: name, QueryPath: proto.String(cc.GuestAttributeNamespace + "/"),
-	})
-	out := map[string]string{}
-	if gcp.IsNotFound(err) {
-		return out, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reading the guest attributes of node %s: %w", name, gcp.Classify(err))
-	}
-	for _, e := range ga.GetQueryValue().GetItems() {
-		out[e.GetKey()] = e.GetValue()
-	}
-	return out, nil
 }
 
 func describePhases(missing []string, phases map[string]string) string {

@@ -3,7 +3,6 @@ package nodepartition
 import (
 	"context"
 	"fmt"
-	"sort"
 
 	"cloud.google.com/go/compute/apiv1/computepb"
 	"google.golang.org/protobuf/proto"
@@ -11,6 +10,7 @@ import (
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
 
 // Compute's names for the provisioning models and reservation affinities.
@@ -30,41 +30,15 @@ const (
 // template's own operation). policy is the placement policy's self link or "".
 func instanceProperties(d *desired, ci *clusterInfo, nics []*computepb.NetworkInterface, policy string) (*computepb.InstanceProperties, error) {
 	m := d.machine
-	agent, err := ci.cfg.AgentFor(m.Arch)
-	if err != nil {
+	if _, err := ci.cfg.AgentFor(m.Arch); err != nil {
 		return nil, fmt.Errorf("%s nodes are %s: %w", m.Name, m.Arch, err)
 	}
-	launcher, err := cc.RenderLauncher(agent)
-	if err != nil {
-		return nil, err
-	}
 	part := d.partition("")
-	node, err := cc.NewNode(ci.cfg, cc.RoleCompute, &part)
+	// Nodes have OS Login on whatever the cluster's os_login says (as they always had): changing it
+	// would rename every partition's template.
+	md, err := cc.VMMetadata(ci.cfg, cc.RoleCompute, &part, true)
 	if err != nil {
 		return nil, err
-	}
-	nodeJSON, err := cc.RenderNodeConfig(node)
-	if err != nil {
-		return nil, err
-	}
-	md := map[string]string{
-		cc.StartupScriptKey:      string(launcher),
-		cc.NodeConfigKey:         string(nodeJSON),
-		cc.GuestAttributesKey:    "TRUE",
-		"enable-oslogin":         "TRUE",
-		"block-project-ssh-keys": "TRUE",
-	}
-	if err := cc.CheckMetadataSize(md); err != nil {
-		return nil, err
-	}
-	keys := make([]string, 0, len(md))
-	for k := range md {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	items := make([]*computepb.Items, 0, len(keys))
-	for _, k := range keys {
-		items = append(items, &computepb.Items{Key: proto.String(k), Value: proto.String(md[k])})
 	}
 
 	disks := []*computepb.AttachedDisk{{
@@ -87,7 +61,7 @@ func instanceProperties(d *desired, ci *clusterInfo, nics []*computepb.NetworkIn
 		MachineType:       proto.String(m.Name),
 		Disks:             disks,
 		NetworkInterfaces: nics,
-		Metadata:          &computepb.Metadata{Items: items},
+		Metadata:          &computepb.Metadata{Items: tfutil.MetadataItems(md)},
 		Labels:            d.vmLabels(),
 		Scheduling:        scheduling(d),
 		ServiceAccounts:   ci.serviceAccounts,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
 
 // applyResult is what an apply learned on the way, for the state: the mounts it resolved.
@@ -85,12 +86,12 @@ func (a *applier) apply(ctx context.Context, recreateLogins bool) (applyResult, 
 func (a *applier) restoreCluster(ctx context.Context, vm, rejected, previous string) error {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), defaultRestoreTimeout)
 	defer cancel()
-	return a.setMetadata(rctx, vm, nil, func(cur map[string]string) map[string]string {
+	_, err := tfutil.EditMetadata(rctx, a.c, a.vm(vm), nil, func(cur map[string]string) {
 		if cur[clusterconfig.ClusterKey] == rejected {
 			cur[clusterconfig.ClusterKey] = previous
 		}
-		return cur
 	})
+	return err
 }
 
 // applyLogins converges the login VMs and returns the ones to wait for.

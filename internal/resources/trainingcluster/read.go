@@ -22,7 +22,7 @@ import (
 type observed struct {
 	ctl    *computepb.Instance // nil: the controller is gone
 	logins map[int]*computepb.Instance
-	report report
+	report tfutil.Report
 	// cluster is the controller's cluster config; nil when it is missing or unreadable.
 	cluster *clusterconfig.Cluster
 }
@@ -66,7 +66,7 @@ func fillOutputs(ctx context.Context, m *model, o observed, res applyResult) dia
 	} else if m.SlurmrestdEndpoint.IsUnknown() {
 		m.SlurmrestdEndpoint = types.StringValue("")
 	}
-	m.ConfigHash = types.StringValue(o.report.hash)
+	m.ConfigHash = types.StringValue(o.report.ConfigHash)
 
 	ctl, _ := readObject[controllerModel](ctx, m.Controller, &diags)
 	ctl.InternalIP = types.StringValue("")
@@ -139,7 +139,7 @@ func flatten(ctx context.Context, p *providerdata.Data, m *model, o observed) di
 	}
 	m.EnablePublicIPs = types.BoolValue(len(nic.GetAccessConfigs()) > 0)
 	m.ShieldedVM = types.BoolValue(ctl.GetShieldedInstanceConfig().GetEnableSecureBoot())
-	m.OSLogin = types.BoolValue(strings.EqualFold(md[osLoginKey], "true"))
+	m.OSLogin = types.BoolValue(strings.EqualFold(md[clusterconfig.OSLoginKey], "true"))
 
 	if m.DeletionProtection.IsNull() || m.DeletionProtection.IsUnknown() {
 		m.DeletionProtection = types.BoolValue(true)
@@ -185,7 +185,7 @@ func flatten(ctx context.Context, p *providerdata.Data, m *model, o observed) di
 	diags.Append(d...)
 	m.SSHCommand = types.StringValue(sshCommand(m.Name.ValueString(), m.Zone.ValueString(), len(o.logins) > 0 && o.logins[0] != nil))
 	m.SlurmrestdEndpoint = types.StringValue(endpoint(internalIP(ctl)))
-	m.ConfigHash = types.StringValue(o.report.hash)
+	m.ConfigHash = types.StringValue(o.report.ConfigHash)
 	return diags
 }
 

@@ -19,12 +19,7 @@ import (
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
-)
-
-// Metadata flags every VM of the cluster carries.
-const (
-	osLoginKey      = "enable-oslogin"
-	blockSSHKeysKey = "block-project-ssh-keys"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
 
 // applier reconciles the cluster's VMs towards one spec.
@@ -46,36 +41,9 @@ func (a *applier) get(ctx context.Context, vm string) (*computepb.Instance, erro
 	return inst, gcp.Classify(err)
 }
 
-// metadata renders the payload of a VM: the launcher, its node config, the controller's cluster
-// config, and the flags (guest attributes on, OS Login, no project-wide SSH keys).
+// metadata renders the payload of a VM (clusterconfig.VMMetadata).
 func (a *applier) metadata(cluster clusterconfig.Cluster, role clusterconfig.Role) (map[string]string, error) {
-	launcher, err := clusterconfig.RenderLauncher(a.s.agent)
-	if err != nil {
-		return nil, fmt.Errorf("agent: %w", err)
-	}
-	node, err := clusterconfig.NewNode(cluster, role, nil)
-	if err != nil {
-		return nil, err
-	}
-	nodeJSON, err := clusterconfig.RenderNodeConfig(node)
-	if err != nil {
-		return nil, err
-	}
-	items := map[string]string{
-		clusterconfig.StartupScriptKey:   string(launcher),
-		clusterconfig.NodeConfigKey:      string(nodeJSON),
-		clusterconfig.GuestAttributesKey: "TRUE",
-		osLoginKey:                       strings.ToUpper(strconv.FormatBool(a.s.osLogin)),
-		blockSSHKeysKey:                  "TRUE",
-	}
-	if role == clusterconfig.RoleController {
-		cj, err := clusterconfig.EncodeCluster(cluster)
-		if err != nil {
-			return nil, err
-		}
-		items[clusterconfig.ClusterKey] = string(cj)
-	}
-	return items, nil
+	return clusterconfig.VMMetadata(cluster, role, nil, a.s.osLogin)
 }
 
 // instance is the Compute instance of one of the cluster's VMs.
@@ -97,7 +65,7 @@ func (a *applier) instance(name string, role clusterconfig.Role, shape clusterco
 			},
 		}},
 		NetworkInterfaces: []*computepb.NetworkInterface{nic},
-		Metadata:          &computepb.Metadata{Items: metadataItems(items)},
+		Metadata:          &computepb.Metadata{Items: tfutil.MetadataItems(items)},
 		Labels:            s.vmLabels(role),
 		ServiceAccounts:   []*computepb.ServiceAccount{{Email: proto.String(s.serviceAccount), Scopes: slices.Clone(s.scopes)}},
 		Scheduling: &computepb.Scheduling{
@@ -113,21 +81,10 @@ func (a *applier) instance(name string, role clusterconfig.Role, shape clusterco
 	return inst
 }
 
-func metadataItems(items map[string]string) []*computepb.Items {
-	keys := slices.Sorted(maps.Keys(items))
-	out := make([]*computepb.Items, 0, len(keys))
-	for _, k := range keys {
-		out = append(out, &computepb.Items{Key: proto.String(k), Value: proto.String(items[k])})
-	}
-	return out
-}
+func metadataMap(md *computepb.Metadata) map[string]string { return tfutil.MetadataMap(md) }
 
-func metadataMap(md *computepb.Metadata) map[string]string {
-	out := map[string]string{}
-	for _, it := range md.GetItems() {
-		out[it.GetKey()] = it.GetValue()
-	}
-	return out
+func (a *applier) vm(name string) tfutil.VM {
+	return tfutil.VM{Project: a.s.project, Zone: a.s.zone, Name: name}
 }
 
 // owned reports whether a VM is one of this cluster's: an existing VM of the same name that is not
@@ -169,10 +126,7 @@ func (a *applier) create(ctx context.Context, inst *computepb.Instance) (*comput
 // own (partitions' and health policies' keys on the controller, keys added by hand) are kept.
 func (a *applier) update(ctx context.Context, inst *computepb.Instance, items, labels map[string]string) (*computepb.Instance, error) {
 	name := inst.GetName()
-	if err := a.setMetadata(ctx, name, inst, func(cur map[string]string) map[string]string {
-		maps.Copy(cur, items)
-		return cur
-	}); err != nil {
+	if _, err := tfutil.EditMetadata(ctx, a.c, a.vm(name), inst, func(cur map[string]string) { maps.Copy(cur, items) }); err != nil {
 		return nil, err
 	}
 	if !maps.Equal(inst.GetLabels(), labels) {
@@ -183,48 +137,8 @@ func (a *applier) update(ctx context.Context, inst *computepb.Instance, items, l
 	return a.get(ctx, name)
 }
 
-// maxMetadataRetries bounds the retries of a setMetadata that lost a race (412): partitions and
-// health policies write keys of their own on the controller at the same time.
-const maxMetadataRetries = 8
-
-// setMetadata applies edit to the VM's current metadata and writes it with the fingerprint read,
-// retrying on 412 with a fresh read and a new requestId (the retry is a new logical call). cur is
-// the VM as last read, or nil.
-func (a *applier) setMetadata(ctx context.Context, vm string, cur *computepb.Instance, edit func(map[string]string) map[string]string) error {
-	delay := 200 * time.Millisecond
-	for attempt := 0; ; attempt++ {
-		if cur == nil {
-			var err error
-			if cur, err = a.get(ctx, vm); err != nil {
-				return fmt.Errorf("reading VM %s: %w", vm, err)
-			}
-		}
-		have := metadataMap(cur.GetMetadata())
-		want := edit(maps.Clone(have))
-		if maps.Equal(have, want) {
-			return nil
-		}
-		if err := clusterconfig.CheckMetadataSize(want); err != nil {
-			return fmt.Errorf("metadata of VM %s: %w", vm, err)
-		}
-		op, err := a.c.Instances.SetMetadata(ctx, &computepb.SetMetadataInstanceRequest{
-			Project: a.s.project, Zone: a.s.zone, Instance: vm, RequestId: gcp.NewRequestIDPtr(),
-			MetadataResource: &computepb.Metadata{Fingerprint: cur.GetMetadata().Fingerprint, Items: metadataItems(want)},
-		})
-		err = a.wait(ctx, op, err)
-		if err == nil {
-			return nil
-		}
-		if !gcp.IsPreconditionFailed(err) || attempt >= maxMetadataRetries {
-			return fmt.Errorf("updating the metadata of VM %s: %w", vm, err)
-		}
-		cur = nil
-		if err := sleep(ctx, delay); err != nil {
-			return err
-		}
-		delay = min(2*delay, 5*time.Second)
-	}
-}
+// maxLabelRetries bounds the retries of a setLabels that lost a race (412).
+const maxLabelRetries = 8
 
 func (a *applier) setLabels(ctx context.Context, vm string, labels map[string]string) error {
 	for attempt := 0; ; attempt++ {
@@ -237,7 +151,7 @@ func (a *applier) setLabels(ctx context.Context, vm string, labels map[string]st
 			InstancesSetLabelsRequestResource: &computepb.InstancesSetLabelsRequest{LabelFingerprint: cur.LabelFingerprint, Labels: labels},
 		})
 		err = a.wait(ctx, op, err)
-		if err == nil || !gcp.IsPreconditionFailed(err) || attempt >= maxMetadataRetries {
+		if err == nil || !gcp.IsPreconditionFailed(err) || attempt >= maxLabelRetries {
 			if err != nil {
 				return fmt.Errorf("updating the labels of VM %s: %w", vm, err)
 			}

@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"cloud.google.com/go/compute/apiv1/computepb"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
 
 // errWaitCut ends a wait that another VM's failure made pointless.
@@ -21,75 +21,9 @@ var errWaitCut = errors.New("wait cut short")
 // even when the apply's own time is up.
 const defaultRestoreTimeout = 2 * time.Minute
 
-// report is what a VM's launcher and agent published under the hypercompute/ namespace.
-type report struct {
-	phase, err, hash, configError string
-	any                           bool
-}
-
-func (r report) String() string {
-	if !r.any {
-		return "nothing reported yet (the launcher has not started the agent)"
-	}
-	s := "phase " + orDash(r.phase)
-	if r.hash != "" {
-		s += ", config-hash " + short(r.hash)
-	}
-	return s
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-func short(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
-}
-
-// readReport reads a VM's guest attributes. Compute answers 404 until the guest wrote one.
-func (a *applier) readReport(ctx context.Context, vm string) (report, error) {
-	ga, err := a.c.Instances.GetGuestAttributes(ctx, &computepb.GetGuestAttributesInstanceRequest{
-		Project: a.s.project, Zone: a.s.zone, Instance: vm, QueryPath: proto.String(clusterconfig.GuestAttributeNamespace + "/"),
-	})
-	if err = gcp.Classify(err); err != nil {
-		if gcp.IsNotFound(err) {
-			return report{}, nil
-		}
-		return report{}, err
-	}
-	var r report
-	for _, it := range ga.GetQueryValue().GetItems() {
-		if it.GetNamespace() != clusterconfig.GuestAttributeNamespace {
-			continue
-		}
-		r.any = true
-		switch it.GetKey() {
-		case clusterconfig.GuestAttrPhase:
-			r.phase = it.GetValue()
-		case clusterconfig.GuestAttrError:
-			r.err = it.GetValue()
-		case clusterconfig.GuestAttrConfigHash:
-			r.hash = it.GetValue()
-		case clusterconfig.GuestAttrConfigError:
-			r.configError = it.GetValue()
-		}
-	}
-	return r, nil
-}
-
-// BootstrapError is a VM's own account of why it could not come up.
-type BootstrapError struct {
-	VM, Phase, Text string
-}
-
-func (e *BootstrapError) Error() string {
-	return fmt.Sprintf("VM %s failed to bootstrap (phase %s): %s", e.VM, e.Phase, e.Text)
+// readReport reads a VM's report (tfutil.ReadReport).
+func (a *applier) readReport(ctx context.Context, vm string) (tfutil.Report, error) {
+	return tfutil.ReadReport(ctx, a.c, a.vm(vm))
 }
 
 // ConfigRejectedError is slurmctld's refusal of a new configuration; the controller keeps the
@@ -100,7 +34,7 @@ type ConfigRejectedError struct {
 
 func (e *ConfigRejectedError) Error() string {
 	return fmt.Sprintf("the controller %s rejected the new Slurm configuration (config-hash %s) and keeps running the previous one; slurmctld said:\n%s",
-		e.VM, short(e.Hash), e.Text)
+		e.VM, tfutil.ShortHash(e.Hash), e.Text)
 }
 
 // expectFunc computes, from the VM as it is now, the config hash the VM must report; "" means
@@ -108,63 +42,48 @@ func (e *ConfigRejectedError) Error() string {
 type expectFunc func(*computepb.Instance) (string, error)
 
 // waitReady polls a VM until it reports phase=ready (and, for the controller, the expected
-// config-hash), fails with the VM's own words when it reports an error or rejects the
-// configuration, and otherwise says, when ctx runs out, what it was waiting for and what it saw.
+// config-hash), fails with the VM's own words (*tfutil.NodeError) when it reports an error or
+// rejects the configuration, and otherwise says, when ctx runs out, what it was waiting for and
+// what it saw.
 func (a *applier) waitReady(ctx context.Context, vm string, expect expectFunc) error {
 	start := time.Now()
-	delay := 250 * time.Millisecond
-	var (
-		last report
-		want string
-	)
-	for {
+	var want string
+	w := tfutil.ReportWait{Clients: a.c, VM: a.vm(vm), First: 250 * time.Millisecond, Max: 5 * time.Second,
+		Retry: func(err error) bool { return gcp.IsRateLimited(err) || isTransient(err) }}
+	last, err := w.Until(ctx, func(r tfutil.Report) (bool, error) {
 		inst, err := a.get(ctx, vm)
-		switch {
-		case gcp.IsNotFound(err):
-			return fmt.Errorf("VM %s was deleted while waiting for it to report ready", vm)
-		case err == nil:
-			switch st := inst.GetStatus(); st {
-			case "STOPPING", "STOPPED", "TERMINATED", "SUSPENDING", "SUSPENDED":
-				return fmt.Errorf("VM %s is %s while waiting for it to report ready (%s)", vm, st, last)
-			}
-			if expect != nil {
-				if want, err = expect(inst); err != nil {
-					return err
-				}
-			}
-			var rep report
-			if rep, err = a.readReport(ctx, vm); err == nil {
-				last = rep
-				switch {
-				case rep.phase == clusterconfig.PhaseLauncherFailed || rep.phase == clusterconfig.PhaseError:
-					text := rep.err
-					if text == "" {
-						text = "(the VM reported no error text; see its serial console: gcloud compute instances get-serial-port-output " + vm + " --zone " + a.s.zone + ")"
-					}
-					return &BootstrapError{VM: vm, Phase: rep.phase, Text: text}
-				case want != "" && strings.HasPrefix(rep.configError, want+" "):
-					return &ConfigRejectedError{VM: vm, Hash: want, Text: strings.TrimSpace(strings.TrimPrefix(rep.configError, want+" "))}
-				case rep.phase == clusterconfig.PhaseReady && (want == "" || rep.hash == want):
-					return nil
-				}
+		if gcp.IsNotFound(err) {
+			return false, fmt.Errorf("VM %s was deleted while waiting for it to report ready", vm)
+		}
+		if err != nil {
+			return false, fmt.Errorf("waiting for VM %s: %w", vm, err)
+		}
+		switch st := inst.GetStatus(); st {
+		case "STOPPING", "STOPPED", "TERMINATED", "SUSPENDING", "SUSPENDED":
+			return false, fmt.Errorf("VM %s is %s while waiting for it to report ready (%s)", vm, st, r)
+		}
+		if expect != nil {
+			if want, err = expect(inst); err != nil {
+				return false, err
 			}
 		}
-		if err != nil && ctx.Err() == nil && !gcp.IsRateLimited(err) && !isTransient(err) {
-			return fmt.Errorf("waiting for VM %s: %w", vm, err)
+		if text, ok := r.Rejected(want); ok {
+			return false, &ConfigRejectedError{VM: vm, Hash: want, Text: strings.TrimSpace(text)}
 		}
-		if serr := sleep(ctx, delay); serr != nil {
-			if errors.Is(serr, context.Canceled) {
-				return errWaitCut
-			}
-			what := "phase=ready"
-			if want != "" {
-				what += " with config-hash " + short(want)
-			}
-			return fmt.Errorf("timed out after %s waiting for VM %s to report %s; last seen: %s. The VM's serial console tells more: gcloud compute instances get-serial-port-output %s --zone %s",
-				time.Since(start).Round(time.Second), vm, what, last, vm, a.s.zone)
-		}
-		delay = min(delay*3/2, 5*time.Second)
+		return r.Ready(want), nil
+	})
+	switch {
+	case err == nil || ctx.Err() == nil:
+		return err
+	case errors.Is(err, context.Canceled):
+		return errWaitCut
 	}
+	what := "phase=ready"
+	if want != "" {
+		what += " with config-hash " + tfutil.ShortHash(want)
+	}
+	return fmt.Errorf("timed out after %s waiting for VM %s to report %s; last seen: %s. The VM's serial console tells more: gcloud compute instances get-serial-port-output %s --zone %s",
+		time.Since(start).Round(time.Second), vm, what, last, vm, a.s.zone)
 }
 
 func isTransient(err error) bool {
