@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/core"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/storage"
 )
 
 // Config configures an Emulator. The zero value is a usable in-memory emulator.
@@ -96,8 +97,14 @@ func New(cfg Config) (*Emulator, error) {
 }
 
 // Handler serves every API by path prefix: /compute/v1, /filestore/v1, /lustre/v1, /servicenetworking/v1,
-// /computeMetadata/v1 and the admin API under /emulator/v1.
-func (e *Emulator) Handler() http.Handler { return e.srv.Router }
+// /storage/v1 (with /upload and /download), /computeMetadata/v1 and the admin API under /emulator/v1, plus Cloud
+// Storage's XML object reads at /BUCKET/OBJECT, which no path pattern can share the router with.
+func (e *Emulator) Handler() http.Handler {
+	if st, ok := e.srv.Component(storage.ComponentName).(*storage.Service); ok {
+		return st.XMLReads(e.srv.Router)
+	}
+	return e.srv.Router
+}
 
 // Server exposes the core for API packages and tests (store, operations, faults, quotas, counters).
 func (e *Emulator) Server() *core.Server { return e.srv }

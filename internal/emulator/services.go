@@ -8,6 +8,7 @@ import (
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/lustre"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/metadata"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/servicenetworking"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/storage"
 )
 
 // services are the emulated APIs. Each registers its routes and hooks on the shared core.Server; adding an API
@@ -18,4 +19,5 @@ var services = []func(*core.Server){
 	func(s *core.Server) { servicenetworking.Register(s) },
 	func(s *core.Server) { filestore.Register(s, filestore.Options{}) },
 	func(s *core.Server) { lustre.Register(s, lustre.Options{}) },
+	func(s *core.Server) { storage.Register(s) },
 }

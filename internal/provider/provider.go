@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/datasources/machinetype"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/providerdata"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/filestore"
@@ -119,7 +120,9 @@ func (p *hypercomputeProvider) Resources(_ context.Context) []func() resource.Re
 }
 
 func (p *hypercomputeProvider) DataSources(_ context.Context) []func() datasource.DataSource {
-	return nil
+	return []func() datasource.DataSource{
+		machinetype.NewDataSource,
+	}
 }
 
 func firstNonEmpty(vs ...string) string {

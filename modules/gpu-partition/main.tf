@@ -1,12 +1,16 @@
+# The machine's facts come from the provider's own table, never restated here.
+data "hypercompute_machine_type" "this" {
+  name = var.machine_type
+}
+
 locals {
-  # GPU machines: whole-node jobs (NCCL wants every GPU and NIC of a node) and a longer boot
-  # allowance (large images, driver load, GPU health checks before the node registers).
-  gpu_families = ["a2", "a3", "a4", "a4x", "g2"]
-  family       = split("-", var.machine_type)[0]
-  is_gpu       = contains(local.gpu_families, local.family)
+  # GPU machines: whole-node jobs (NCCL wants every GPU and NIC of a node) and the provider's
+  # longer boot allowance (large images, driver load, GPU health checks before registering).
+  is_gpu = data.hypercompute_machine_type.this.gpu_count > 0
 
   exclusive      = coalesce(var.exclusive, local.is_gpu)
-  resume_timeout = var.resume_timeout != null ? var.resume_timeout : (local.is_gpu ? 1200 : null)
+  min_resume     = data.hypercompute_machine_type.this.min_resume_timeout
+  resume_timeout = var.resume_timeout != null ? var.resume_timeout : (local.min_resume > 0 ? local.min_resume : null)
 }
 
 resource "hypercompute_node_partition" "this" {

@@ -14,8 +14,18 @@ output "machine_type" {
 }
 
 output "is_gpu" {
-  description = "Whether the machine family is a GPU family and got the GPU defaults."
+  description = "Whether the machine type has GPUs and got the GPU defaults."
   value       = local.is_gpu
+}
+
+output "gpus_per_node" {
+  description = "GPUs per node, from the provider's machine table (0 on CPU machines)."
+  value       = data.hypercompute_machine_type.this.gpu_count
+}
+
+output "machine_profile" {
+  description = "The machine's profile in the provider's table (a3-high, a3-mega, a3-ultra, a4, a4x, g2, or the family of a CPU machine)."
+  value       = data.hypercompute_machine_type.this.profile
 }
 
 output "node_name_prefix" {

@@ -19,7 +19,7 @@ variable "name" {
 }
 
 variable "machine_type" {
-  description = "Machine type of every node, e.g. a3-megagpu-8g, a4-highgpu-8g, g2-standard-48 or n2-standard-8. GPU families (a3, a4, a4x, g2) get GPU defaults."
+  description = "Machine type of every node, e.g. a3-megagpu-8g, a4-highgpu-8g, g2-standard-48 or n2-standard-8. Machine types with GPUs (per the provider's machine table) get GPU defaults."
   type        = string
 
   validation {
@@ -70,11 +70,6 @@ variable "provisioning_model" {
     condition     = contains(["standard", "spot", "flex_start", "reservation"], var.provisioning_model)
     error_message = "The provisioning model must be standard, spot, flex_start or reservation."
   }
-
-  validation {
-    condition     = var.machine_type != "a4x-highgpu-4g" || var.provisioning_model == "reservation"
-    error_message = "A4X machines (a4x-highgpu-4g) are only offered through a reservation; set provisioning_model to reservation."
-  }
 }
 
 variable "reservation" {
@@ -123,7 +118,7 @@ variable "default_partition" {
 }
 
 variable "exclusive" {
-  description = "Jobs get whole nodes. Null means true on GPU families (a3, a4, a4x, g2) and false otherwise."
+  description = "Jobs get whole nodes. Null means true on machine types with GPUs and false otherwise."
   type        = bool
   default     = null
 }
@@ -140,7 +135,7 @@ variable "max_time" {
 }
 
 variable "resume_timeout" {
-  description = "Seconds a powered-down node may take to boot and register. Null means 1200 on GPU families (their images and drivers boot slowly) and the cluster's setting otherwise."
+  description = "Seconds a powered-down node may take to boot and register. Null means the provider's minimum for the machine type (longer on GPU machines, whose images and drivers boot slowly) and the cluster's setting otherwise."
   type        = number
   default     = null
 

@@ -5,6 +5,8 @@ terraform {
   required_providers {
     hypercompute = {
       source = "hypercompute/hypercompute"
+      # 0.x: minor releases may change schemas; pin the minor in production.
+      version = "~> 0.1"
     }
   }
 }

@@ -10,46 +10,6 @@ variables {
   network = "mt-home-net"
 }
 
-run "rejects_bad_tier" {
-  command = plan
-
-  variables {
-    tier = "PREMIUM"
-  }
-
-  expect_failures = [var.tier]
-}
-
-run "rejects_nfs41_on_basic" {
-  command = plan
-
-  variables {
-    tier = "BASIC_HDD"
-  }
-
-  expect_failures = [var.protocol]
-}
-
-run "rejects_small_capacity" {
-  command = plan
-
-  variables {
-    capacity_gb = 512
-  }
-
-  expect_failures = [var.capacity_gb]
-}
-
-run "rejects_bad_share_name" {
-  command = plan
-
-  variables {
-    share_name = "Home-Dirs"
-  }
-
-  expect_failures = [var.share_name]
-}
-
 run "protected_by_default" {
   command = plan
 

@@ -84,16 +84,6 @@ run "rejects_max_run_duration_off_flex_start" {
   expect_failures = [var.max_run_duration]
 }
 
-run "rejects_a4x_without_reservation" {
-  command = plan
-
-  variables {
-    machine_type = "a4x-highgpu-4g"
-  }
-
-  expect_failures = [var.provisioning_model]
-}
-
 run "rejects_bad_max_time" {
   command = plan
 

@@ -10,37 +10,6 @@ variables {
   network = "mt-data-net"
 }
 
-run "rejects_bad_filesystem" {
-  command = plan
-
-  variables {
-    filesystem = "lustre_fs"
-  }
-
-  expect_failures = [var.filesystem]
-}
-
-run "rejects_unknown_throughput" {
-  command = plan
-
-  variables {
-    per_unit_storage_throughput = 300
-  }
-
-  expect_failures = [var.per_unit_storage_throughput]
-}
-
-run "rejects_capacity_off_step" {
-  command = plan
-
-  variables {
-    per_unit_storage_throughput = 125
-    capacity_gib                = 36000
-  }
-
-  expect_failures = [var.capacity_gib]
-}
-
 run "protected_by_default" {
   command = plan
 

@@ -1,0 +1,87 @@
+package storage
+
+import (
+	"net/http"
+
+	"github.com/fsouza/fake-gcs-server/fakestorage"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/core"
+)
+
+// objectCall hands an object call to the object server once the buckets it names exist here, so objects only
+// ever live in buckets the JSON API created.
+func (s *Service) objectCall(w http.ResponseWriter, r *http.Request) {
+	for _, name := range []string{r.PathValue("bucket"), r.PathValue("destBucket")} {
+		if name != "" && !s.Store.Exists(KindBuckets, bucketKey(name)) {
+			writeError(w, bucketNotFound())
+			return
+		}
+	}
+	h := s.objects.Load().HTTPHandler()
+	if r.Method == http.MethodDelete && r.PathValue("object") != "" {
+		// The API answers a deleted object with 204 and no body; the object server says 200 "null".
+		rec := &noContent{ResponseWriter: w}
+		h.ServeHTTP(rec, r)
+		return
+	}
+	h.ServeHTTP(w, r)
+}
+
+// noContent turns a 200 answer into 204 with no body and passes any other answer through.
+type noContent struct {
+	http.ResponseWriter
+	status int
+}
+
+func (n *noContent) WriteHeader(code int) {
+	n.status = code
+	if code == http.StatusOK {
+		code = http.StatusNoContent
+		n.Header().Del("Content-Type")
+	}
+	n.ResponseWriter.WriteHeader(code)
+}
+
+func (n *noContent) Write(b []byte) (int, error) {
+	if n.status == 0 {
+		n.WriteHeader(http.StatusOK)
+	}
+	if n.status == http.StatusOK {
+		return len(b), nil
+	}
+	return n.ResponseWriter.Write(b)
+}
+
+// mirrorBucket keeps the object server's buckets in step with the committed ones (created here, loaded from a
+// state file, deleted, or dropped by a reset): a bucket leaving the store takes its objects with it.
+func (s *Service) mirrorBucket(c core.Change) {
+	if c.Kind != KindBuckets {
+		return
+	}
+	fs := s.objects.Load()
+	var b Bucket
+	switch {
+	case c.New != nil && c.Old == nil:
+		if core.Decode(c.New, &b) == nil {
+			fs.CreateBucketWithOpts(fakestorage.CreateBucketOpts{Name: b.Name})
+		}
+	case c.New == nil && c.Old != nil:
+		if core.Decode(c.Old, &b) == nil {
+			s.dropBucket(fs, b.Name)
+		}
+	}
+}
+
+func (s *Service) dropBucket(fs *fakestorage.Server, name string) {
+	be := fs.Backend()
+	objs, err := be.ListObjects(name, "", true)
+	if err != nil {
+		return // the object server never had it (a reset already replaced it)
+	}
+	for _, o := range objs {
+		_ = be.DeleteObjectWithGeneration(name, o.Name, o.Generation)
+	}
+	if err := be.DeleteBucket(name); err != nil {
+		s.Log.Error("dropping a bucket's objects", "bucket", name, "err", err)
+	}
+}
