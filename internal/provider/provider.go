@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/datasources/goodputplan"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/datasources/machinetype"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/providerdata"
@@ -122,6 +123,7 @@ func (p *hypercomputeProvider) Resources(_ context.Context) []func() resource.Re
 func (p *hypercomputeProvider) DataSources(_ context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
 		machinetype.NewDataSource,
+		goodputplan.NewDataSource,
 	}
 }
 
