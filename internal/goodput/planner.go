@@ -141,5 +141,5 @@ func DefaultMaxSpares(nodes int) int { return min(max(nodes/4, 8), 512) }
 // checkpoints on a job interrupted every 3 h).
 func expectedRework(M, P, p float64) float64 {
 	q := math.Exp(-P / M)
-	return M - P*math.Exp(-p/M)*q/(1-q)
+	return M - P*math.Exp(-p/M)*q/-math.Expm1(-P/M)
 }
