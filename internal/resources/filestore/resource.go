@@ -63,7 +63,7 @@ func (r *filestoreResource) Create(ctx context.Context, req resource.CreateReque
 		// Record an instance the failed create left behind, so it is tracked (Terraform taints it)
 		// rather than orphaned; a failed create the API rolled back leaves nothing to record.
 		var ok bool
-		if inst, ok = tfutil.LeftBehind(ctx, d.fullName(), r.get); !ok {
+		if inst, ok = tfutil.LeftBehind(ctx, d.fullName(), r.find); !ok {
 			return
 		}
 	}
@@ -81,8 +81,8 @@ func (r *filestoreResource) create(ctx context.Context, d *desired) (*filestorep
 		return c.WaitFilestoreInstance(ctx, op.Name())
 	}
 	name := d.fullName()
-	return tfutil.AdoptExisting(ctx, err, what, name, r.getter(name), d.mismatch, func(ctx context.Context) (*filestorepb.Instance, error) {
-		return tfutil.WaitCreated(ctx, what+" "+name, r.getter(name), func(got *filestorepb.Instance) (bool, error) {
+	return tfutil.AdoptExisting(ctx, err, what, name, r.finder(name), d.mismatch, func(ctx context.Context) (*filestorepb.Instance, error) {
+		return tfutil.WaitCreated(ctx, what+" "+name, r.finder(name), func(got *filestorepb.Instance) (bool, error) {
 			switch got.GetState() {
 			case filestorepb.Instance_READY:
 				return true, nil
@@ -94,23 +94,13 @@ func (r *filestoreResource) create(ctx context.Context, d *desired) (*filestorep
 	})
 }
 
-func (r *filestoreResource) get(ctx context.Context, name string) (*filestorepb.Instance, error) {
-	inst, err := r.Provider.Clients.Filestore.GetInstance(ctx, &filestorepb.GetInstanceRequest{Name: name})
-	return inst, gcp.Classify(err)
-}
-
-// getter binds get to one instance, for the waits.
-func (r *filestoreResource) getter(name string) func(context.Context) (*filestorepb.Instance, error) {
-	return func(ctx context.Context) (*filestorepb.Instance, error) { return r.get(ctx, name) }
-}
-
 func (r *filestoreResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state model
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	inst, err := r.get(ctx, state.ID.ValueString())
+	inst, err := r.find(ctx, state.ID.ValueString())
 	if !tfutil.Found(ctx, err, what+" "+state.ID.ValueString(), resp) {
 		return
 	}
@@ -133,7 +123,7 @@ func (r *filestoreResource) Update(ctx context.Context, req resource.UpdateReque
 		return
 	}
 	name := state.ID.ValueString()
-	cur, err := r.get(ctx, name)
+	cur, err := r.find(ctx, name)
 	if err != nil {
 		resp.Diagnostics.AddError("Unable to read "+what+" "+name, err.Error())
 		return
@@ -202,7 +192,7 @@ func (r *filestoreResource) Delete(ctx context.Context, req resource.DeleteReque
 			err = r.Provider.Clients.WaitFilestoreOp(ctx, op.Name(), nil)
 		}
 		return err
-	}, r.getter(name), func(cur *filestorepb.Instance) bool { return cur.GetState() == filestorepb.Instance_DELETING })
+	}, r.finder(name), func(cur *filestorepb.Instance) bool { return cur.GetState() == filestorepb.Instance_DELETING })
 	if err != nil {
 		resp.Diagnostics.AddError("Unable to delete "+what+" "+name, err.Error())
 	}

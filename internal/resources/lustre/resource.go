@@ -62,7 +62,7 @@ func (r *lustreResource) Create(ctx context.Context, req resource.CreateRequest,
 		// Record an instance the failed create left behind so it is tracked (Terraform taints it)
 		// rather than orphaned; a failed create the API rolled back leaves nothing to record.
 		var ok bool
-		if inst, ok = tfutil.LeftBehind(ctx, d.fullName(), r.get); !ok {
+		if inst, ok = tfutil.LeftBehind(ctx, d.fullName(), r.find); !ok {
 			return
 		}
 	}
@@ -80,8 +80,8 @@ func (r *lustreResource) create(ctx context.Context, d *desired) (*wire.Instance
 		return r.waitInstance(ctx, op, d.fullName())
 	}
 	name := d.fullName()
-	return tfutil.AdoptExisting(ctx, err, what, name, r.getter(name), d.mismatch, func(ctx context.Context) (*wire.Instance, error) {
-		return tfutil.WaitCreated(ctx, what+" "+name, r.getter(name), func(got *wire.Instance) (bool, error) {
+	return tfutil.AdoptExisting(ctx, err, what, name, r.finder(name), d.mismatch, func(ctx context.Context) (*wire.Instance, error) {
+		return tfutil.WaitCreated(ctx, what+" "+name, r.finder(name), func(got *wire.Instance) (bool, error) {
 			return got.State == wire.StateActive, nil
 		})
 	})
@@ -94,19 +94,9 @@ func (r *lustreResource) waitInstance(ctx context.Context, op *wire.Operation, n
 		return nil, err
 	}
 	if inst == nil {
-		return r.get(ctx, name)
+		return r.find(ctx, name)
 	}
 	return inst, nil
-}
-
-func (r *lustreResource) get(ctx context.Context, name string) (*wire.Instance, error) {
-	inst, err := r.Provider.Clients.Lustre.GetInstance(ctx, name)
-	return inst, gcp.Classify(err)
-}
-
-// getter binds get to one instance, for the waits.
-func (r *lustreResource) getter(name string) func(context.Context) (*wire.Instance, error) {
-	return func(ctx context.Context) (*wire.Instance, error) { return r.get(ctx, name) }
 }
 
 func (r *lustreResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -115,7 +105,7 @@ func (r *lustreResource) Read(ctx context.Context, req resource.ReadRequest, res
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	inst, err := r.get(ctx, state.ID.ValueString())
+	inst, err := r.find(ctx, state.ID.ValueString())
 	if !tfutil.Found(ctx, err, what+" "+state.ID.ValueString(), resp) {
 		return
 	}
@@ -138,7 +128,7 @@ func (r *lustreResource) Update(ctx context.Context, req resource.UpdateRequest,
 		return
 	}
 	name := state.ID.ValueString()
-	cur, err := r.get(ctx, name)
+	cur, err := r.find(ctx, name)
 	if err != nil {
 		resp.Diagnostics.AddError("Unable to read "+what+" "+name, err.Error())
 		return
@@ -195,7 +185,7 @@ func (r *lustreResource) Delete(ctx context.Context, req resource.DeleteRequest,
 			_, err = r.Provider.Clients.WaitLustreOp(ctx, op)
 		}
 		return err
-	}, r.getter(name), func(cur *wire.Instance) bool { return cur.State == wire.StateDeleting })
+	}, r.finder(name), func(cur *wire.Instance) bool { return cur.State == wire.StateDeleting })
 	if err != nil {
 		resp.Diagnostics.AddError("Unable to delete "+what+" "+name, err.Error())
 	}

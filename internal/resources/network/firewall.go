@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
 
 // firewallRule is the part of a firewall rule this resource manages. Only ingress rules exist:
@@ -89,9 +90,9 @@ func sortedCopy(s []string) []string {
 }
 
 func (a *applier) ensureFirewall(ctx context.Context, want firewallRule) error {
-	cur, err := a.c.Firewalls.Get(ctx, &computepb.GetFirewallRequest{Project: a.d.project, Firewall: want.name})
+	cur, err := a.findFirewall(ctx, want.name)
 	switch {
-	case gcp.IsNotFound(err):
+	case tfutil.IsNotFound(err):
 		op, err := a.c.Firewalls.Insert(ctx, gcp.WithRequestID(&computepb.InsertFirewallRequest{Project: a.d.project, FirewallResource: want.proto()}))
 		if err := a.wait(ctx, op, err); err != nil {
 			return fmt.Errorf("creating firewall rule %s: %w", want.name, err)

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
 
 // Private service access is two things: a VPC_PEERING global address (the range Google's
@@ -30,13 +31,13 @@ func (a *applier) ensurePSA(ctx context.Context) (*computepb.Address, *servicene
 func (a *applier) ensurePSARange(ctx context.Context) (*computepb.Address, error) {
 	name := a.d.n.psaRange()
 	get := func() (*computepb.Address, error) {
-		return a.c.GlobalAddresses.Get(ctx, &computepb.GetGlobalAddressRequest{Project: a.d.project, Address: name})
+		return a.findGlobalAddress(ctx, name)
 	}
 	cur, err := get()
 	if err == nil {
 		return cur, nil
 	}
-	if !gcp.IsNotFound(err) {
+	if !tfutil.IsNotFound(err) {
 		return nil, fmt.Errorf("reading private service access range %s: %w", name, err)
 	}
 	ad := &computepb.Address{

@@ -12,7 +12,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
-	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
 
@@ -20,8 +19,8 @@ import (
 // and the timeouts). It reports found=false when the VPC itself is gone. A missing part (subnet,
 // range) shows as null values, so the next plan puts it back.
 func (a *applier) observe(ctx context.Context, m *model) (found bool, diags diag.Diagnostics) {
-	net, err := a.c.Networks.Get(ctx, &computepb.GetNetworkRequest{Project: a.d.project, Network: a.d.name})
-	if gcp.IsNotFound(err) {
+	net, err := a.findNetwork(ctx, a.d.name)
+	if tfutil.IsNotFound(err) {
 		return false, nil
 	}
 	if err != nil {
@@ -44,7 +43,7 @@ func (a *applier) observe(ctx context.Context, m *model) (found bool, diags diag
 	// Subnet
 	sm := subnetModel{CIDR: types.StringNull(), PrivateGoogleAccess: types.BoolNull(), Name: types.StringNull(),
 		SelfLink: types.StringNull(), ID: types.StringNull(), GatewayAddress: types.StringNull()}
-	sn, err := a.c.Subnetworks.Get(ctx, &computepb.GetSubnetworkRequest{Project: a.d.project, Region: a.d.region, Subnetwork: a.d.n.subnet()})
+	sn, err := a.findSubnet(ctx, a.d.region, a.d.n.subnet())
 	switch {
 	case err == nil:
 		sm = subnetModel{
@@ -52,7 +51,7 @@ func (a *applier) observe(ctx context.Context, m *model) (found bool, diags diag
 			Name: types.StringValue(sn.GetName()), SelfLink: types.StringValue(sn.GetSelfLink()),
 			ID: types.StringValue(subnetID(a.d.project, a.d.region, sn.GetName())), GatewayAddress: types.StringValue(sn.GetGatewayAddress()),
 		}
-	case !gcp.IsNotFound(err):
+	case !tfutil.IsNotFound(err):
 		diags.AddError("Unable to read subnetwork "+a.d.n.subnet(), err.Error())
 		return true, diags
 	}
@@ -78,13 +77,13 @@ func (a *applier) observe(ctx context.Context, m *model) (found bool, diags diag
 	m.EnableIAPSSH = types.BoolValue(iap)
 
 	m.EnableNAT, m.RouterName = types.BoolValue(false), types.StringValue("")
-	if r, err := a.c.Routers.Get(ctx, &computepb.GetRouterRequest{Project: a.d.project, Region: a.d.region, Router: a.d.n.router()}); err == nil {
+	if r, err := a.findRouter(ctx, a.d.n.router()); err == nil {
 		for _, n := range r.GetNats() {
 			if n.GetName() == a.d.n.nat() {
 				m.EnableNAT, m.RouterName = types.BoolValue(true), types.StringValue(r.GetName())
 			}
 		}
-	} else if !gcp.IsNotFound(err) {
+	} else if !tfutil.IsNotFound(err) {
 		diags.AddError("Unable to read Cloud Router "+a.d.n.router(), err.Error())
 		return true, diags
 	}
@@ -107,7 +106,7 @@ func (a *applier) observePSA(ctx context.Context, m *model) diag.Diagnostics {
 	prior := psaFrom(ctx, m.PrivateServiceAccess, &diags)
 	pm := psaModel{Enabled: types.BoolValue(false), PrefixLength: prior.PrefixLength, Address: prior.Address,
 		RangeName: types.StringValue(""), Peering: types.StringValue("")}
-	addr, err := a.c.GlobalAddresses.Get(ctx, &computepb.GetGlobalAddressRequest{Project: a.d.project, Address: a.d.n.psaRange()})
+	addr, err := a.findGlobalAddress(ctx, a.d.n.psaRange())
 	switch {
 	case err == nil:
 		conn, _, cerr := a.findConnection(ctx)
@@ -123,7 +122,7 @@ func (a *applier) observePSA(ctx context.Context, m *model) diag.Diagnostics {
 		if connected {
 			pm.Peering = types.StringValue(conn.Peering)
 		}
-	case !gcp.IsNotFound(err):
+	case !tfutil.IsNotFound(err):
 		diags.AddError("Unable to read private service access range "+a.d.n.psaRange(), err.Error())
 		return diags
 	}

@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
 
 // ensureRouter gives VMs without external IPs a way out: a Cloud Router with one auto-allocated
@@ -20,9 +21,9 @@ func (a *applier) ensureRouter(ctx context.Context) error {
 		SourceSubnetworkIpRangesToNat: proto.String("ALL_SUBNETWORKS_ALL_IP_RANGES"),
 		LogConfig:                     &computepb.RouterNatLogConfig{Enable: proto.Bool(true), Filter: proto.String("ERRORS_ONLY")},
 	}
-	cur, err := a.c.Routers.Get(ctx, &computepb.GetRouterRequest{Project: a.d.project, Region: a.d.region, Router: name})
+	cur, err := a.findRouter(ctx, name)
 	switch {
-	case gcp.IsNotFound(err):
+	case tfutil.IsNotFound(err):
 		r := &computepb.Router{
 			Name:    proto.String(name),
 			Network: proto.String(networkURL(a.d.project, a.d.name)),

@@ -9,13 +9,14 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
 
 // ensureVPC creates a custom-mode VPC or brings an existing one's MTU to the wanted value.
 // profile is a network profile URL (the zone's vpc-roce profile for RDMA) or "".
 func (a *applier) ensureVPC(ctx context.Context, name, description string, mtu int64, profile string) (*computepb.Network, error) {
-	cur, err := a.c.Networks.Get(ctx, &computepb.GetNetworkRequest{Project: a.d.project, Network: name})
-	if err != nil && !gcp.IsNotFound(err) {
+	cur, err := a.findNetwork(ctx, name)
+	if err != nil && !tfutil.IsNotFound(err) {
 		return nil, fmt.Errorf("reading network %s: %w", name, err)
 	}
 	if cur == nil {
@@ -35,7 +36,7 @@ func (a *applier) ensureVPC(ctx context.Context, name, description string, mtu i
 		if err := a.wait(ctx, op, err); err != nil {
 			return nil, fmt.Errorf("creating network %s: %w", name, err)
 		}
-		return a.c.Networks.Get(ctx, &computepb.GetNetworkRequest{Project: a.d.project, Network: name})
+		return a.findNetwork(ctx, name)
 	}
 	if int64(cur.GetMtu()) != mtu {
 		op, err := a.c.Networks.Patch(ctx, gcp.WithRequestID(&computepb.PatchNetworkRequest{
@@ -44,7 +45,7 @@ func (a *applier) ensureVPC(ctx context.Context, name, description string, mtu i
 		if err := a.wait(ctx, op, err); err != nil {
 			return nil, fmt.Errorf("changing MTU of network %s to %d: %w", name, mtu, err)
 		}
-		return a.c.Networks.Get(ctx, &computepb.GetNetworkRequest{Project: a.d.project, Network: name})
+		return a.findNetwork(ctx, name)
 	}
 	return cur, nil
 }
@@ -63,10 +64,10 @@ func (a *applier) deleteVPC(ctx context.Context, name string) error {
 // which the API refuses with its own message while VMs still use it.
 func (a *applier) ensureSubnet(ctx context.Context, region, name, network, cidr string, pga bool) (*computepb.Subnetwork, error) {
 	get := func() (*computepb.Subnetwork, error) {
-		return a.c.Subnetworks.Get(ctx, &computepb.GetSubnetworkRequest{Project: a.d.project, Region: region, Subnetwork: name})
+		return a.findSubnet(ctx, region, name)
 	}
 	cur, err := get()
-	if err != nil && !gcp.IsNotFound(err) {
+	if err != nil && !tfutil.IsNotFound(err) {
 		return nil, fmt.Errorf("reading subnetwork %s: %w", name, err)
 	}
 	if cur != nil && cur.GetIpCidrRange() != cidr {

@@ -38,12 +38,12 @@ type clusterInfo struct {
 var errNoCluster = errors.New("the cluster's controller VM does not exist")
 
 func (c clusterRef) getController(ctx context.Context, cl *gcp.Clients) (*computepb.Instance, error) {
-	inst, err := cl.Instances.Get(ctx, &computepb.GetInstanceRequest{Project: c.project, Zone: c.zone, Instance: c.controller()})
-	if gcp.IsNotFound(err) {
+	inst, err := findController(ctx, cl, c)
+	if tfutil.IsNotFound(err) {
 		return nil, fmt.Errorf("%w: %s in %s (is the training cluster %s created?)", errNoCluster, c.controller(), c.zone, c.id())
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reading the controller %s: %w", c.controller(), gcp.Classify(err))
+		return nil, fmt.Errorf("reading the controller %s: %w", c.controller(), err)
 	}
 	return inst, nil
 }

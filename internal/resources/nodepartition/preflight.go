@@ -13,6 +13,7 @@ import (
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
 
 // preflight checks, before anything is created, what would otherwise fail half-way through a
@@ -42,8 +43,8 @@ func checkReservation(ctx context.Context, cl *gcp.Clients, d *desired, n int) e
 	if err != nil {
 		return fmt.Errorf("provisioning.reservation: %w", err)
 	}
-	res, err := cl.Reservations.Get(ctx, &computepb.GetReservationRequest{Project: ref.project, Zone: d.zone, Reservation: ref.name})
-	if gcp.IsNotFound(err) {
+	res, err := findReservation(ctx, cl, ref.project, d.zone, ref.name)
+	if tfutil.IsNotFound(err) {
 		if where := findReservationZones(ctx, cl, ref); len(where) > 0 {
 			return fmt.Errorf("provisioning.reservation: reservation %s of project %s is in %s, not in the partition's zone %s; set zone = %q on the partition or use a reservation in %s",
 				ref.name, ref.project, strings.Join(where, ", "), d.zone, where[0], d.zone)
@@ -55,7 +56,7 @@ func checkReservation(ctx context.Context, cl *gcp.Clients, d *desired, n int) e
 		return fmt.Errorf("provisioning.reservation: reservation %s does not exist in project %s, zone %s%s", ref.name, ref.project, d.zone, hint)
 	}
 	if err != nil {
-		return fmt.Errorf("provisioning.reservation: reading reservation %s: %w", ref.name, gcp.Classify(err))
+		return fmt.Errorf("provisioning.reservation: reading reservation %s: %w", ref.name, err)
 	}
 	sr := res.GetSpecificReservation()
 	if mt := lastSegment(sr.GetInstanceProperties().GetMachineType()); mt != d.machine.Name {
@@ -115,9 +116,9 @@ func quotaNeed(d *desired, n int, reserved bool) map[string]float64 {
 }
 
 func checkQuota(ctx context.Context, cl *gcp.Clients, d *desired, n int, reserved bool) error {
-	reg, err := cl.Regions.Get(ctx, &computepb.GetRegionRequest{Project: d.project, Region: d.region})
+	reg, err := findRegion(ctx, cl, d.project, d.region)
 	if err != nil {
-		return fmt.Errorf("reading the quotas of region %s: %w", d.region, gcp.Classify(err))
+		return fmt.Errorf("reading the quotas of region %s: %w", d.region, err)
 	}
 	have := map[string]*computepb.Quota{}
 	for _, q := range reg.GetQuotas() {

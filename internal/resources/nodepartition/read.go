@@ -59,12 +59,12 @@ func observe(ctx context.Context, cl *gcp.Clients, ref clusterRef, name, zoneHin
 		return nil, err
 	}
 	if o.part != nil && o.part.InstanceTemplate != "" {
-		t, err := cl.InstanceTemplates.Get(ctx, &computepb.GetInstanceTemplateRequest{Project: o.project, InstanceTemplate: lastSegment(o.part.InstanceTemplate)})
+		t, err := findTemplate(ctx, cl, o.project, lastSegment(o.part.InstanceTemplate))
 		switch {
 		case err == nil:
 			o.tmpl = t
-		case !gcp.IsNotFound(err):
-			return nil, fmt.Errorf("reading instance template %s: %w", o.part.InstanceTemplate, gcp.Classify(err))
+		case !tfutil.IsNotFound(err):
+			return nil, fmt.Errorf("reading instance template %s: %w", o.part.InstanceTemplate, err)
 		}
 	}
 	return o, nil

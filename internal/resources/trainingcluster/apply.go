@@ -7,7 +7,6 @@ import (
 	"maps"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
-	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
 
@@ -48,10 +47,10 @@ func (a *applier) apply(ctx context.Context, recreateLogins bool) (applyResult, 
 	}
 
 	ctlName := a.s.controllerName()
-	ctl, err := a.get(ctx, ctlName)
+	ctl, err := a.findVM(ctx, ctlName)
 	var previous string
 	switch {
-	case gcp.IsNotFound(err):
+	case tfutil.IsNotFound(err):
 		_, err = a.create(ctx, a.instance(ctlName, clusterconfig.RoleController, a.s.controller, ctlItems))
 	case err != nil:
 		err = fmt.Errorf("reading VM %s: %w", ctlName, err)
@@ -193,8 +192,8 @@ func (a *applier) destroy(ctx context.Context) error {
 	if err := parallel(names, func(n string) error { return a.remove(ctx, n) }); err != nil {
 		return err
 	}
-	ctl, err := a.get(ctx, a.s.controllerName())
-	if gcp.IsNotFound(err) {
+	ctl, err := a.findVM(ctx, a.s.controllerName())
+	if tfutil.IsNotFound(err) {
 		return nil
 	}
 	if err != nil {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
-	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/providerdata"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
@@ -30,8 +29,8 @@ type observed struct {
 // observe reads the controller, its report and config, and the login VMs.
 func (a *applier) observe(ctx context.Context) (observed, error) {
 	var o observed
-	ctl, err := a.get(ctx, a.s.controllerName())
-	if gcp.IsNotFound(err) {
+	ctl, err := a.findVM(ctx, a.s.controllerName())
+	if tfutil.IsNotFound(err) {
 		return o, nil
 	}
 	if err != nil {

@@ -19,9 +19,9 @@ func resolveMounts(ctx context.Context, c *gcp.Clients, s *spec) (clusterconfig.
 	m := clusterconfig.Mounts{Buckets: s.buckets}
 	m.Home = clusterconfig.NFSMount{Server: s.home.server, Share: s.home.share, Version: s.home.version, NConnect: s.home.nconnect}
 	if s.home.filestore != "" {
-		inst, err := c.Filestore.GetInstance(ctx, &filestorepb.GetInstanceRequest{Name: s.home.filestore})
+		inst, err := findFilestore(ctx, c, s.home.filestore)
 		if err != nil {
-			return m, fmt.Errorf("home.filestore: reading Filestore instance %s: %w", s.home.filestore, gcp.Classify(err))
+			return m, fmt.Errorf("home.filestore: reading Filestore instance %s: %w", s.home.filestore, err)
 		}
 		if inst.GetState() != filestorepb.Instance_READY {
 			return m, fmt.Errorf("home.filestore: Filestore instance %s is %s, not READY", s.home.filestore, inst.GetState())
@@ -49,9 +49,9 @@ func resolveMounts(ctx context.Context, c *gcp.Clients, s *spec) (clusterconfig.
 	if l := s.lustre; l != nil {
 		m.Lustre = &clusterconfig.LustreMount{Address: l.address, FSName: l.fsName, MountPoint: l.mountPath}
 		if l.instance != "" {
-			inst, err := c.Lustre.GetInstance(ctx, l.instance)
+			inst, err := findLustre(ctx, c, l.instance)
 			if err != nil {
-				return m, fmt.Errorf("lustre.instance: reading Managed Lustre instance %s: %w", l.instance, gcp.Classify(err))
+				return m, fmt.Errorf("lustre.instance: reading Managed Lustre instance %s: %w", l.instance, err)
 			}
 			if inst.MountPoint == "" {
 				return m, fmt.Errorf("lustre.instance: Managed Lustre instance %s has no mount point yet (state %s)", l.instance, inst.State)

@@ -36,11 +36,6 @@ func (a *applier) wait(ctx context.Context, op *compute.Operation, err error) er
 	return err
 }
 
-func (a *applier) get(ctx context.Context, vm string) (*computepb.Instance, error) {
-	inst, err := a.c.Instances.Get(ctx, &computepb.GetInstanceRequest{Project: a.s.project, Zone: a.s.zone, Instance: vm})
-	return inst, gcp.Classify(err)
-}
-
 // metadata renders the payload of a VM (clusterconfig.VMMetadata).
 func (a *applier) metadata(cluster clusterconfig.Cluster, role clusterconfig.Role) (map[string]string, error) {
 	return clusterconfig.VMMetadata(cluster, role, nil, a.s.osLogin)
@@ -109,7 +104,7 @@ func (a *applier) create(ctx context.Context, inst *computepb.Instance) (*comput
 	if err != nil && !gcp.IsAlreadyExists(err) {
 		return nil, fmt.Errorf("creating VM %s: %w", inst.GetName(), err)
 	}
-	got, gerr := a.get(ctx, inst.GetName())
+	got, gerr := a.findVM(ctx, inst.GetName())
 	if gerr != nil {
 		return nil, fmt.Errorf("reading VM %s after creating it: %w", inst.GetName(), gerr)
 	}
@@ -134,7 +129,7 @@ func (a *applier) update(ctx context.Context, inst *computepb.Instance, items, l
 			return nil, err
 		}
 	}
-	return a.get(ctx, name)
+	return a.findVM(ctx, name)
 }
 
 // maxLabelRetries bounds the retries of a setLabels that lost a race (412).
@@ -142,7 +137,7 @@ const maxLabelRetries = 8
 
 func (a *applier) setLabels(ctx context.Context, vm string, labels map[string]string) error {
 	for attempt := 0; ; attempt++ {
-		cur, err := a.get(ctx, vm)
+		cur, err := a.findVM(ctx, vm)
 		if err != nil {
 			return fmt.Errorf("reading VM %s: %w", vm, err)
 		}

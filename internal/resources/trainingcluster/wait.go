@@ -51,8 +51,8 @@ func (a *applier) waitReady(ctx context.Context, vm string, expect expectFunc) e
 	w := tfutil.ReportWait{Clients: a.c, VM: a.vm(vm), First: 250 * time.Millisecond, Max: 5 * time.Second,
 		Retry: func(err error) bool { return gcp.IsRateLimited(err) || isTransient(err) }}
 	last, err := w.Until(ctx, func(r tfutil.Report) (bool, error) {
-		inst, err := a.get(ctx, vm)
-		if gcp.IsNotFound(err) {
+		inst, err := a.findVM(ctx, vm)
+		if tfutil.IsNotFound(err) {
 			return false, fmt.Errorf("VM %s was deleted while waiting for it to report ready", vm)
 		}
 		if err != nil {

@@ -1,0 +1,20 @@
+package filestore
+
+import (
+	"context"
+
+	"cloud.google.com/go/filestore/apiv1/filestorepb"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
+)
+
+// find reads the instance; a missing one is a *tfutil.NotFoundError.
+func (r *filestoreResource) find(ctx context.Context, name string) (*filestorepb.Instance, error) {
+	inst, err := r.Provider.Clients.Filestore.GetInstance(ctx, &filestorepb.GetInstanceRequest{Name: name})
+	return tfutil.Lookup("Filestore instance", name, inst, err)
+}
+
+// finder binds find to one instance, for the waits.
+func (r *filestoreResource) finder(name string) func(context.Context) (*filestorepb.Instance, error) {
+	return func(ctx context.Context) (*filestorepb.Instance, error) { return r.find(ctx, name) }
+}
