@@ -16,14 +16,17 @@ import (
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/instances"
 )
 
-// FakeAgent plays the controller's agent in API-only tests, where VMs do not boot. Whenever a
-// controller's metadata changes it does what the agent promises in the payload contract: it
-// renders the cluster and every partition key, reports config-hash (or config-error, keeping the
-// hash it applied before, when Reject says slurmctld would refuse) and phase=ready, and answers a
-// partition's Drain with the drained-<partition> report, leaving out nodes the test marked busy
-// until they are released — the way a node running a job stays until the job ends. It reports
-// registered-<partition> as the static nodes whose VMs exist, less those the test told it to keep
-// unregistered (the way a node whose slurmd never starts stays "idle~").
+// FakeAgent plays the agent of controller and login VMs in API-only tests, where VMs do not boot
+// (compute nodes are left to the test: it writes their reports itself). Whenever a controller's
+// metadata changes it does what the agent promises in the payload contract: it renders the
+// cluster and every partition key, reports config-hash (or config-error, keeping the hash it
+// applied before, when Reject says slurmctld would refuse; phase=error with slurmctld's words when
+// there is no configuration to keep) and phase=ready, and answers a partition's Drain with the
+// drained-<partition> report, leaving out nodes the test marked busy until they are released — the
+// way a node running a job stays until the job ends. It reports registered-<partition> as the
+// static nodes whose VMs exist, less those the test told it to keep unregistered (the way a node
+// whose slurmd never starts stays "idle~"). A login VM reports phase=ready; a VM told to fail
+// (FailVM) reports phase=error with the given text instead.
 type FakeAgent struct {
 	svc   *instances.Service
 	store *core.Store
@@ -35,6 +38,8 @@ type FakeAgent struct {
 	drains map[string]cc.Drain // partition → the last drain the controller was asked for
 	// unregistered are nodes never reported registered, whether their VM exists or not.
 	unregistered map[string]bool
+	// failing maps a VM name to the error text its bootstrap reports.
+	failing map[string]string
 }
 
 // StartFakeAgent runs a fake controller agent for every controller VM of env until the test ends.
@@ -44,7 +49,7 @@ func StartFakeAgent(t testing.TB, env *emulatortest.Env) *FakeAgent {
 	if !ok {
 		t.Fatal("the emulator has no instances service")
 	}
-	f := &FakeAgent{svc: svc, store: env.Store(), kick: make(chan struct{}, 1), busy: map[string]bool{}, drains: map[string]cc.Drain{}, unregistered: map[string]bool{}}
+	f := &FakeAgent{svc: svc, store: env.Store(), kick: make(chan struct{}, 1), busy: map[string]bool{}, drains: map[string]cc.Drain{}, unregistered: map[string]bool{}, failing: map[string]string{}}
 	stop := f.store.Watch(func(c core.Change) {
 		// Any VM: a node's VM appearing or going changes the registration report.
 		if c.Kind == instances.KindInstances {
@@ -103,6 +108,19 @@ func (f *FakeAgent) SetUnregistered(node string, unregistered bool) {
 	f.poke()
 }
 
+// FailVM makes a VM's bootstrap fail with text as its error.
+func (f *FakeAgent) FailVM(vm, text string) {
+	f.mu.Lock()
+	f.failing[vm] = text
+	f.mu.Unlock()
+	f.poke()
+}
+
+// ControllerHash is the config-hash the controller of a cluster in the test project reports.
+func (f *FakeAgent) ControllerHash(cluster string) string {
+	return f.get("projects/"+Project+"/zones/"+Zone+"/instances/"+cc.ControllerName(cluster), cc.GuestAttrConfigHash)
+}
+
 // DrainRequested returns the drain the controller was last asked for on a partition.
 func (f *FakeAgent) DrainRequested(partition string) (cc.Drain, bool) {
 	f.mu.Lock()
@@ -113,19 +131,46 @@ func (f *FakeAgent) DrainRequested(partition string) (cc.Drain, bool) {
 
 func (f *FakeAgent) tick() {
 	for _, rec := range f.store.List(instances.KindInstances, "") {
-		if !strings.HasSuffix(rec.Key, "-controller") {
-			continue
-		}
 		if inst, ok := f.svc.Instance(rec.Key); ok && inst.GetStatus() == "RUNNING" {
 			f.play(rec.Key, inst)
 		}
 	}
 }
 
+// role is the role a VM's node config gives it; a VM made without one by a test is a controller
+// when its name says so.
+func role(inst *computepb.Instance, md map[string]string) cc.Role {
+	if raw, ok := md[cc.NodeConfigKey]; ok {
+		if n, err := cc.DecodeNode([]byte(raw)); err == nil {
+			return n.Role
+		}
+	}
+	if strings.HasSuffix(inst.GetName(), "-controller") {
+		return cc.RoleController
+	}
+	return ""
+}
+
 func (f *FakeAgent) play(key string, inst *computepb.Instance) {
 	md := map[string]string{}
 	for _, it := range inst.GetMetadata().GetItems() {
 		md[it.GetKey()] = it.GetValue()
+	}
+	r := role(inst, md)
+	if r != cc.RoleController && r != cc.RoleLogin {
+		return
+	}
+	f.mu.Lock()
+	failText, failing := f.failing[inst.GetName()]
+	f.mu.Unlock()
+	if failing {
+		f.put(key, cc.GuestAttrPhase, cc.PhaseError)
+		f.put(key, cc.GuestAttrError, failText)
+		return
+	}
+	if r == cc.RoleLogin {
+		f.put(key, cc.GuestAttrPhase, cc.PhaseReady)
+		return
 	}
 	raw, ok := md[cc.ClusterKey]
 	if !ok {
@@ -156,10 +201,13 @@ func (f *FakeAgent) play(key string, inst *computepb.Instance) {
 	f.mu.Unlock()
 	if reject != nil {
 		if msg := reject(c, parts); msg != "" {
-			f.put(key, cc.GuestAttrConfigError, hash+" "+msg)
-			if f.get(key, cc.GuestAttrPhase) == "" {
-				f.put(key, cc.GuestAttrPhase, cc.PhaseReady)
+			if f.get(key, cc.GuestAttrConfigHash) == "" {
+				// Nothing applied before: slurmctld cannot start at all.
+				f.put(key, cc.GuestAttrPhase, cc.PhaseError)
+				f.put(key, cc.GuestAttrError, msg)
+				return
 			}
+			f.put(key, cc.GuestAttrConfigError, hash+" "+msg)
 			return
 		}
 	}

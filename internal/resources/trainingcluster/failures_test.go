@@ -22,8 +22,8 @@ const rejectText = `slurmctld: error: MaxJobCount=0 is invalid, must be at least
 
 func TestAccTrainingCluster_configRejected(t *testing.T) {
 	env := acctest.New(t)
-	fake := startFakeAgent(t, env)
-	fake.setReject(func(c clusterconfig.Cluster) string {
+	fake := acctest.StartFakeAgent(t, env.Env)
+	fake.Reject(func(c clusterconfig.Cluster, _ []clusterconfig.Partition) string {
 		if c.Slurm.Extra["MaxJobCount"] == "0" {
 			return rejectText
 		}
@@ -36,7 +36,7 @@ func TestAccTrainingCluster_configRejected(t *testing.T) {
 	var goodHash string
 	keepsGoodConfig := resource.ComposeAggregateTestCheckFunc(
 		func(*terraform.State) error {
-			if got := fake.controllerHash("hcr"); got != goodHash {
+			if got := fake.ControllerHash("hcr"); got != goodHash {
 				return fmt.Errorf("controller reports config-hash %s, want the previous %s", got, goodHash)
 			}
 			return nil
@@ -81,9 +81,9 @@ func TestAccTrainingCluster_configRejected(t *testing.T) {
 
 func TestAccTrainingCluster_bootstrapError(t *testing.T) {
 	env := acctest.New(t)
-	fake := startFakeAgent(t, env)
+	fake := acctest.StartFakeAgent(t, env.Env)
 	const mountErr = "mount.nfs: access denied by server while mounting 10.0.0.9:/home"
-	fake.failVM("hce-controller", mountErr)
+	fake.FailVM("hce-controller", mountErr)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: factories,
 		// Nothing orphaned: what the failed create made is in the state (tainted) and destroyed.
@@ -137,7 +137,7 @@ func (c vmsExist) CheckPlan(_ context.Context, _ plancheck.CheckPlanRequest, res
 // Storage the cluster's VMs could not reach is refused before any VM is created.
 func TestAccTrainingCluster_storageOnAnotherNetwork(t *testing.T) {
 	env := acctest.New(t)
-	startFakeAgent(t, env)
+	acctest.StartFakeAgent(t, env.Env)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: factories,
 		CheckDestroy:             checkVMs(env),

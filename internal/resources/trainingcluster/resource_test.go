@@ -20,10 +20,10 @@ import (
 )
 
 // checkHash asserts the state's config_hash is the one the controller reported.
-func checkHash(f *fakeAgent, cluster string) resource.TestCheckFunc {
+func checkHash(f *acctest.FakeAgent, cluster string) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
 		got := s.RootModule().Resources[addr].Primary.Attributes["config_hash"]
-		if want := f.controllerHash(cluster); got == "" || got != want {
+		if want := f.ControllerHash(cluster); got == "" || got != want {
 			return fmt.Errorf("config_hash %q, controller reports %q", got, want)
 		}
 		return nil
@@ -32,7 +32,7 @@ func checkHash(f *fakeAgent, cluster string) resource.TestCheckFunc {
 
 func TestAccTrainingCluster_basic(t *testing.T) {
 	env := acctest.New(t)
-	fake := startFakeAgent(t, env)
+	fake := acctest.StartFakeAgent(t, env.Env)
 	cfg := storageConfig("hc-tcb") + clusterConfig("hcb", "file:///opt/hypercompute-agent", fakeSHA, "")
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: factories,

@@ -33,7 +33,7 @@ func sameID(env *acctest.Env, name string, id *uint64, same bool) resource.TestC
 
 func TestAccTrainingCluster_updateInPlace(t *testing.T) {
 	env := acctest.New(t)
-	fake := startFakeAgent(t, env)
+	fake := acctest.StartFakeAgent(t, env.Env)
 	cluster := func(extra string) string {
 		return env.Config(storageConfig("hc-tcu") + clusterConfig("hcu", "file:///opt/hypercompute-agent", fakeSHA, unprotected+extra))
 	}
@@ -149,7 +149,7 @@ func TestAccTrainingCluster_updateInPlace(t *testing.T) {
 
 func TestAccTrainingCluster_disappears(t *testing.T) {
 	env := acctest.New(t)
-	startFakeAgent(t, env)
+	acctest.StartFakeAgent(t, env.Env)
 	cfg := env.Config(storageConfig("hc-tcd") + clusterConfig("hcd", "file:///opt/hypercompute-agent", fakeSHA, unprotected+"  login = { count = 2 }\n"))
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: factories,
