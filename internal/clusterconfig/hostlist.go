@@ -13,7 +13,9 @@ const MaxHostlistNodes = 100000
 
 // ExpandHostlist expands a Slurm hostlist expression as slurmctld passes it
 // to ResumeProgram and SuspendProgram: comma-separated entries, each a name
-// or a prefix with one bracketed range list, e.g. "c-a3-[0-3,7],c-cpu-2".
+// or a prefix with one bracketed range list at its end, e.g.
+// "c-a3-[0-3,7],c-cpu-2", as Slurm 22.05 reads them (its hostlist takes no
+// suffix after the range).
 // Zero padding in ranges ("[001-010]") is kept. Order follows the
 // expression; duplicates are dropped.
 func ExpandHostlist(expr string) ([]string, error) {
@@ -49,8 +51,10 @@ func ExpandHostlist(expr string) ([]string, error) {
 			return nil, fmt.Errorf("hostlist %q: unbalanced brackets in %q", expr, entry)
 		}
 		prefix, ranges, suffix := entry[:open], entry[open+1:end], entry[end+1:]
-		if strings.ContainsAny(suffix, "[]") {
-			return nil, fmt.Errorf("hostlist %q: only one bracketed range per entry is supported (%q)", expr, entry)
+		if suffix != "" {
+			// Slurm 22.05's hostlist takes nothing after the range ("n[1-2]x" is invalid to
+			// scontrol show hostnames), nor a second range.
+			return nil, fmt.Errorf("hostlist %q: %q has text after its bracketed range, which Slurm does not accept", expr, entry)
 		}
 		for _, r := range strings.Split(ranges, ",") {
 			lo, hi, found := strings.Cut(r, "-")

@@ -1,7 +1,12 @@
 package clusterconfig_test
 
 import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
@@ -23,7 +28,7 @@ func TestExpandHostlist(t *testing.T) {
 			t.Errorf("ExpandHostlist(%q) = %v, %v; want %v", tc.expr, got, err, tc.want)
 		}
 	}
-	for _, bad := range []string{"a-[3-1]", "a-[1-2", "a-[x]", "a-[0-99999999]", "a-[1]b[2]"} {
+	for _, bad := range []string{"a-[3-1]", "a-[1-2", "a-[x]", "a-[0-99999999]", "a-[1]b[2]", "n[1-2]-[1-2]", "n[1,3-4]x"} {
 		if _, err := cc.ExpandHostlist(bad); err == nil {
 			t.Errorf("ExpandHostlist(%q) accepted", bad)
 		}
@@ -63,5 +68,61 @@ func TestDrainReport(t *testing.T) {
 	}
 	if id, nodes, err := cc.ParseDrained("d2"); err != nil || id != "d2" || len(nodes) != 0 {
 		t.Fatalf("empty report = %q %v %v", id, nodes, err)
+	}
+}
+
+// ExpandHostlist reads hostlists as Slurm itself does: the expansions of `scontrol show hostnames`
+// (less its repeats, which ExpandHostlist drops), and a refusal wherever scontrol refuses.
+func TestExpandHostlistAgreesWithScontrol(t *testing.T) {
+	scontrol, err := exec.LookPath("scontrol")
+	if err != nil {
+		t.Skip("scontrol is not installed")
+	}
+	// scontrol wants a configuration source even to expand names; a minimal file does.
+	conf := filepath.Join(t.TempDir(), "slurm.conf")
+	if err := os.WriteFile(conf, []byte("ClusterName=hostlist\nSlurmctldHost=localhost\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hostnames := func(expr string) ([]string, error) {
+		cmd := exec.Command(scontrol, "show", "hostnames", expr)
+		cmd.Env = append(os.Environ(), "SLURM_CONF="+conf)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			return nil, err
+		}
+		// scontrol exits 0 on a bad hostlist; it prints nothing and complains on stderr.
+		if len(strings.TrimSpace(string(out))) == 0 {
+			return nil, fmt.Errorf("scontrol: %s", strings.TrimSpace(stderr.String()))
+		}
+		var names []string
+		for _, n := range strings.Fields(string(out)) {
+			if !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+		return names, nil
+	}
+	for _, expr := range []string{
+		"c-a3-3", "c-a3-[0-2,7],c-cpu-1", "n[01-03]", "n[098-101]", "a-[1-2],a-1", "hc-a3mega-[0-63]", cc.CompressHostlist([]string{"p-0", "p-1", "p-5", "q-2", "ctl"}),
+	} {
+		want, err := hostnames(expr)
+		if err != nil {
+			t.Fatalf("scontrol show hostnames %q: %v", expr, err)
+		}
+		got, err := cc.ExpandHostlist(expr)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("ExpandHostlist(%q) = %v, %v; scontrol says %v", expr, got, err, want)
+		}
+	}
+	// Slurm 22.05 takes no suffix after a range ("n[1-2]x").
+	for _, bad := range []string{"a-[3-1]", "a-[x]", "n[1,3-4]x,m"} {
+		if _, err := hostnames(bad); err == nil {
+			t.Errorf("scontrol accepts %q; the test's premise is wrong", bad)
+		}
+		if _, err := cc.ExpandHostlist(bad); err == nil {
+			t.Errorf("ExpandHostlist(%q) accepted what scontrol refuses", bad)
+		}
 	}
 }

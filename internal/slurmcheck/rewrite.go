@@ -191,65 +191,6 @@ func declaredRecords(conf []byte) []record {
 	return out
 }
 
-// expandHostlist expands the hostlist forms slurm.conf files of this
-// project use: comma-separated names, each with at most one bracket group
-// of numbers and ranges ("c-a3-[0-31]", "n[1,3-5]x"). ok is false for forms
-// it does not handle.
-func expandHostlist(expr string) (hosts []string, ok bool) {
-	for _, part := range splitTopLevel(expr) {
-		open := strings.IndexByte(part, '[')
-		if open < 0 {
-			hosts = append(hosts, part)
-			continue
-		}
-		closing := strings.IndexByte(part, ']')
-		if closing < open || strings.IndexByte(part[closing+1:], '[') >= 0 {
-			return nil, false
-		}
-		prefix, body, suffix := part[:open], part[open+1:closing], part[closing+1:]
-		for _, r := range strings.Split(body, ",") {
-			lo, hi, isRange := strings.Cut(r, "-")
-			a, err1 := strconv.Atoi(lo)
-			b := a
-			var err2 error
-			if isRange {
-				b, err2 = strconv.Atoi(hi)
-			}
-			if err1 != nil || err2 != nil || b < a {
-				return nil, false
-			}
-			width := 0
-			if strings.HasPrefix(lo, "0") && len(lo) > 1 {
-				width = len(lo)
-			}
-			for n := a; n <= b; n++ {
-				hosts = append(hosts, fmt.Sprintf("%s%0*d%s", prefix, width, n, suffix))
-			}
-		}
-	}
-	return hosts, true
-}
-
-// splitTopLevel splits on commas outside brackets.
-func splitTopLevel(s string) []string {
-	var out []string
-	depth, start := 0, 0
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '[':
-			depth++
-		case ']':
-			depth--
-		case ',':
-			if depth == 0 {
-				out = append(out, s[start:i])
-				start = i + 1
-			}
-		}
-	}
-	return append(out, s[start:])
-}
-
 func executable(p string) bool {
 	if !strings.HasPrefix(p, "/") {
 		return false

@@ -55,27 +55,6 @@ func TestRewriteConfMovesEverythingIntoTheSandbox(t *testing.T) {
 	}
 }
 
-func TestExpandHostlist(t *testing.T) {
-	tests := []struct {
-		expr string
-		want []string
-		ok   bool
-	}{
-		{"n1", []string{"n1"}, true},
-		{"c-a3-[0-2]", []string{"c-a3-0", "c-a3-1", "c-a3-2"}, true},
-		{"n[1,3-4]x,m", []string{"n1x", "n3x", "n4x", "m"}, true},
-		{"n[01-03]", []string{"n01", "n02", "n03"}, true},
-		{"n[1-2]-[1-2]", nil, false},
-		{"n[3-1]", nil, false},
-	}
-	for _, tc := range tests {
-		got, ok := expandHostlist(tc.expr)
-		if ok != tc.ok || !slices.Equal(got, tc.want) {
-			t.Errorf("expandHostlist(%q) = %v, %v; want %v, %v", tc.expr, got, ok, tc.want, tc.ok)
-		}
-	}
-}
-
 func TestParseOneLinersKeepsValuesWithSpaces(t *testing.T) {
 	recs := parseOneLiners("NodeName=n1 State=IDLE+DRAIN Reason=bad gpu [root@2024] Gres=gpu:h100:8 TRES=cpu=8,mem=1G\n\n")
 	if len(recs) != 1 {

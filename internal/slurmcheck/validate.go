@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 )
 
 // ErrUnavailable wraps the reason validation cannot run on this machine.
@@ -266,8 +268,8 @@ func loadProblems(conf []byte, res *Result) []string {
 	for _, rec := range declaredRecords(conf) {
 		switch rec.kind {
 		case "nodename":
-			hosts, ok := expandHostlist(rec.name)
-			if !ok {
+			hosts, err := cc.ExpandHostlist(rec.name)
+			if err != nil {
 				continue
 			}
 			for _, h := range hosts {
