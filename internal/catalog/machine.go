@@ -166,6 +166,9 @@ func buildMachines() []MachineType {
 	all = append(all, acceleratorMachines()...)
 	all = append(all, g2Machines()...)
 	all = append(all, generalPurposeMachines()...)
+	all = append(all, seriesMachines()...)
+	all = append(all, a2Machines()...)
+	all = append(all, g4Machines()...)
 	sort.Slice(all, func(i, j int) bool { return all[i].Name < all[j].Name })
 	return all
 }
@@ -278,4 +281,7 @@ var acceleratorDescriptions = map[string]string{
 	"nvidia-b200":           "NVIDIA B200",
 	"nvidia-gb200":          "NVIDIA GB200",
 	"nvidia-l4":             "NVIDIA L4",
+	"nvidia-tesla-a100":     "NVIDIA A100 40GB",
+	"nvidia-a100-80gb":      "NVIDIA A100 80GB",
+	"nvidia-rtx-pro-6000":   "NVIDIA RTX PRO 6000",
 }

@@ -66,6 +66,22 @@ func acceleratorMachines() []MachineType {
 			MaxPersistentDisks:   defaultMaxPersistentDisks,
 		},
 		{
+			// A3 Edge: the A3 High hardware with 800 Gbps of GPUDirect-TCPX
+			// (public Compute docs), offered in fewer zones.
+			Name: "a3-edgegpu-8g", Family: "a3", Profile: "a3-edge",
+			CPUs: 208, MemoryMB: 1872 * 1024, Arch: ArchX86,
+			GPU:      &GPU{Type: "nvidia-h100-80gb", SlurmType: "h100", Count: 8, MemoryGB: 80},
+			NICStack: NICTCPX, GPUNICCount: 4, MTU: 8244, NetworkBandwidthGbps: 800,
+			LocalSSDGB:  16 * 375,
+			ImageFamily: imageAccelerator2204, ImageProject: acceleratorImageProject,
+			Pins:              pinsTCPX,
+			Placement:         PlacementRule{Mode: PlacementOptional, MaxVMs: MaxCompactPlacementVMs},
+			OnHostMaintenance: MaintenanceTerminate,
+			SpotCapable:       true, FlexStartCapable: true,
+			NCCLBusBandwidthGBps: 60,
+			MaxPersistentDisks:   defaultMaxPersistentDisks,
+		},
+		{
 			Name: "a3-megagpu-8g", Family: "a3", Profile: "a3-mega",
 			CPUs: 208, MemoryMB: 1872 * 1024, Arch: ArchX86,
 			GPU:      &GPU{Type: "nvidia-h100-mega-80gb", SlurmType: "h100", Count: 8, MemoryGB: 80},

@@ -133,7 +133,7 @@ func TestGeneralPurposeShapes(t *testing.T) {
 			t.Errorf("%s: general purpose machine has GPU/NIC/maintenance facts wrong: %+v", tc.name, m)
 		}
 	}
-	for _, gone := range []string{"n2-standard-1", "c2-standard-2", "c3-standard-192", "e2-standard-16", "a2-highgpu-1g", ""} {
+	for _, gone := range []string{"n2-standard-1", "c2-standard-2", "c3-standard-192", "e2-standard-16", "a2-highgpu-3g", ""} {
 		if _, ok := Machine(gone); ok {
 			t.Errorf("Machine(%q) should not exist", gone)
 		}
@@ -169,8 +169,8 @@ func TestMachineTypeNamesSortedAndComplete(t *testing.T) {
 		}
 	}
 	gpu := GPUMachineTypeNames()
-	if len(gpu) != 13 {
-		t.Errorf("GPU machine types = %d (%v), want 13", len(gpu), gpu)
+	if len(gpu) != 27 {
+		t.Errorf("GPU machine types = %d (%v), want 27", len(gpu), gpu)
 	}
 }
 
@@ -267,7 +267,8 @@ func TestQuotaMetrics(t *testing.T) {
 
 func TestAcceleratorTypes(t *testing.T) {
 	got := AcceleratorTypes()
-	want := map[string]int{"nvidia-b200": 8, "nvidia-gb200": 4, "nvidia-h100-80gb": 8, "nvidia-h100-mega-80gb": 8, "nvidia-h200-141gb": 8, "nvidia-l4": 8}
+	want := map[string]int{"nvidia-b200": 8, "nvidia-gb200": 4, "nvidia-h100-80gb": 8, "nvidia-h100-mega-80gb": 8, "nvidia-h200-141gb": 8, "nvidia-l4": 8,
+		"nvidia-tesla-a100": 16, "nvidia-a100-80gb": 8, "nvidia-rtx-pro-6000": 8}
 	if len(got) != len(want) {
 		t.Fatalf("got %v", got)
 	}

@@ -33,6 +33,9 @@ var gpuQuota = map[string]string{
 	"nvidia-b200":           "NVIDIA_B200_GPUS",
 	"nvidia-gb200":          "NVIDIA_GB200_GPUS",
 	"nvidia-l4":             "NVIDIA_L4_GPUS",
+	"nvidia-tesla-a100":     "NVIDIA_A100_GPUS",
+	"nvidia-a100-80gb":      "NVIDIA_A100_80GB_GPUS",
+	"nvidia-rtx-pro-6000":   "NVIDIA_RTX_PRO_6000_GPUS",
 }
 
 // CPUQuotaMetric is the regional vCPU metric the machine type's VMs use.

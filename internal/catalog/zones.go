@@ -76,11 +76,16 @@ const (
 	b200     = "nvidia-b200"
 	gb200    = "nvidia-gb200"
 	l4       = "nvidia-l4"
+	a100     = "nvidia-tesla-a100"
+	a100x80  = "nvidia-a100-80gb"
+	rtxPro   = "nvidia-rtx-pro-6000"
 )
 
 var (
-	gpFull = []string{"c2", "c3", "e2", "n2"}
-	gpNoC2 = []string{"c3", "e2", "n2"}
+	gpFull = []string{"c2", "c2d", "c3", "c3d", "c4", "e2", "n1", "n2", "n2d"}
+	gpNoC2 = []string{"c3", "c3d", "c4", "e2", "n1", "n2", "n2d"}
+	// gpHPC adds the HPC series (H3, H4D), offered in few zones.
+	gpHPC = append(slices.Clone(gpFull), "h3", "h4d")
 )
 
 var zoneTable = []struct {
@@ -88,33 +93,33 @@ var zoneTable = []struct {
 	general []string
 	gpus    []string
 }{
-	{"us-central1-a", gpFull, []string{h100, h100Mega, gb200, l4}},
-	{"us-central1-b", gpFull, []string{h200, b200, l4}},
-	{"us-central1-c", gpFull, []string{h100, h100Mega, l4}},
+	{"us-central1-a", gpHPC, []string{a100, a100x80, h100, h100Mega, gb200, l4}},
+	{"us-central1-b", gpHPC, []string{a100, h200, b200, l4, rtxPro}},
+	{"us-central1-c", gpFull, []string{a100, a100x80, h100, h100Mega, l4}},
 	{"us-central1-f", gpFull, nil},
 	{"us-east1-b", gpFull, []string{b200, l4}},
 	{"us-east1-c", gpFull, []string{l4}},
 	{"us-east1-d", gpFull, []string{l4}},
 	{"us-east4-a", gpFull, []string{h100, h100Mega, l4}},
 	{"us-east4-b", gpFull, []string{h100Mega, h200}},
-	{"us-east4-c", gpFull, []string{l4}},
+	{"us-east4-c", gpFull, []string{a100x80, l4}},
 	{"us-east5-a", gpNoC2, []string{h100, h100Mega}},
-	{"us-east5-b", gpNoC2, []string{l4}},
+	{"us-east5-b", gpNoC2, []string{a100x80, l4}},
 	{"us-west1-a", gpFull, []string{h100, h100Mega, l4}},
-	{"us-west1-b", gpFull, []string{l4}},
+	{"us-west1-b", gpFull, []string{a100, l4}},
 	{"us-west4-a", gpFull, []string{h100, l4}},
 	{"us-west4-b", gpFull, nil},
 	{"europe-west1-b", gpFull, []string{h100Mega, h200, l4}},
 	{"europe-west1-c", gpFull, []string{h100Mega, l4}},
 	{"europe-west1-d", gpFull, nil},
-	{"europe-west4-a", gpFull, []string{l4}},
-	{"europe-west4-b", gpFull, []string{h100, h100Mega, b200, l4}},
+	{"europe-west4-a", gpFull, []string{a100, a100x80, l4, rtxPro}},
+	{"europe-west4-b", gpHPC, []string{a100, h100, h100Mega, b200, l4}},
 	{"europe-west4-c", gpFull, []string{h100, h100Mega, l4}},
-	{"asia-northeast1-a", gpFull, []string{l4}},
+	{"asia-northeast1-a", gpFull, []string{a100, l4}},
 	{"asia-northeast1-b", gpFull, []string{h100, h100Mega, b200, l4}},
 	{"asia-northeast1-c", gpFull, []string{l4}},
 	{"asia-southeast1-b", gpFull, []string{h100, h100Mega, h200, l4}},
-	{"asia-southeast1-c", gpFull, []string{h100, h100Mega, l4}},
+	{"asia-southeast1-c", gpFull, []string{a100x80, h100, h100Mega, l4}},
 }
 
 var (
