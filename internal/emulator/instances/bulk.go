@@ -480,6 +480,12 @@ func (s *Service) createBulkVM(tx *core.Tx, job *bulkJob, p *plan, vm *bulkVM) {
 	} else {
 		s.markRunning(inst)
 	}
+	if err := s.attachDisks(tx, p, inst); err != nil {
+		tx.RollbackTo(sp)
+		s.releaseIPs(p, vm.key, inst)
+		vm.err = err
+		return
+	}
 	if err := tx.Put(KindInstances, vm.key, inst); err != nil {
 		tx.RollbackTo(sp)
 		s.releaseIPs(p, vm.key, inst)

@@ -58,6 +58,9 @@ type nicPlan struct {
 type diskPlan struct {
 	derive bool   // source is projects/P/zones/Z/disks/<instance name><suffix>
 	suffix string // "" for the boot disk
+	// create is the compute#disk the instance makes from initializeParams (its Name is set per instance); nil
+	// for an attached existing disk and for local SSDs.
+	create *compute.NewDisk
 }
 
 // machineTypeName extracts the machine type name from a URL, a partial path or a bare name, and the zone the
@@ -242,11 +245,15 @@ func (s *Service) planDisks(p *plan, out *computepb.Instance, field string) *cor
 				return core.InvalidField(f+".initializeParams.sourceImage", "", "The boot disk needs a source image or snapshot.")
 			}
 			size := ip.GetDiskSizeGb()
-			if size == 0 {
-				size = 10
-				if scratch {
-					size = 375
+			var create *compute.NewDisk
+			if !scratch {
+				nd, err := s.newDisk(p, ip, f)
+				if err != nil {
+					return err
 				}
+				create, size = nd, nd.DiskSizeGb()
+			} else if size == 0 {
+				size = 375
 			}
 			d.DiskSizeGb = proto.Int64(size)
 			if d.AutoDelete == nil {
@@ -257,10 +264,11 @@ func (s *Service) planDisks(p *plan, out *computepb.Instance, field string) *cor
 				p.disks[i] = diskPlan{derive: true, suffix: "-" + d.GetDeviceName()}
 			case ip.GetDiskName() != "":
 				d.Source = proto.String(core.SelfLink(fmt.Sprintf("projects/%s/zones/%s/disks/%s", p.project, p.zone, ip.GetDiskName())))
+				p.disks[i] = diskPlan{create: create}
 			case i == 0:
-				p.disks[i] = diskPlan{derive: true}
+				p.disks[i] = diskPlan{derive: true, create: create}
 			default:
-				p.disks[i] = diskPlan{derive: true, suffix: "-" + d.GetDeviceName()}
+				p.disks[i] = diskPlan{derive: true, suffix: "-" + d.GetDeviceName(), create: create}
 			}
 			d.InitializeParams = nil // GET never shows how a disk was created
 		} else {
@@ -514,5 +522,64 @@ func (s *Service) releaseIPs(p *plan, key string, inst *computepb.Instance) {
 		if i < len(inst.NetworkInterfaces) {
 			s.ipam.release(n.subnet, inst.NetworkInterfaces[i].GetNetworkIP(), key)
 		}
+	}
+}
+
+// newDisk describes the persistent disk initializeParams ask for; a source image that does not resolve fails
+// as Compute does (404 for a missing image or family, 400 for a malformed reference).
+func (s *Service) newDisk(p *plan, ip *computepb.AttachedDiskInitializeParams, field string) (*compute.NewDisk, *core.APIError) {
+	nd := &compute.NewDisk{Project: p.project, Zone: p.zone, Type: ip.GetDiskType(), SizeGb: ip.GetDiskSizeGb(), Labels: ip.GetLabels()}
+	if p.mt.Arch == catalog.ArchARM {
+		nd.Architecture = "ARM64"
+	}
+	if ref := ip.GetSourceImage(); ref != "" {
+		img, err := resolveImage(s.Store, p.project, field+".initializeParams.sourceImage", ref)
+		if err != nil {
+			return nil, err
+		}
+		nd.Image = img
+	}
+	return nd, nil
+}
+
+func resolveImage(st compute.Reader, project, field, ref string) (*computepb.Image, *core.APIError) {
+	rel, err := compute.ResolveImageRef(project, field, ref)
+	if err != nil {
+		return nil, err
+	}
+	return compute.LookupImage(st, rel)
+}
+
+// attachDisks is the boot-disk hook: it stores the compute#disk records of a VM being created (boot and data
+// disks made from initializeParams) and adds the VM to users[] of the disks it attaches.
+func (s *Service) attachDisks(tx *core.Tx, p *plan, inst *computepb.Instance) error {
+	c, _ := s.Component("compute").(*compute.Service)
+	if c == nil {
+		return nil
+	}
+	var created []compute.NewDisk
+	var attached []string
+	for i, d := range p.disks {
+		switch {
+		case d.create != nil:
+			nd := *d.create
+			nd.Name = lastSegment(inst.Disks[i].GetSource())
+			created = append(created, nd)
+		case inst.Disks[i].GetType() != "SCRATCH":
+			attached = append(attached, inst.Disks[i].GetSource())
+		}
+	}
+	return c.CreateInstanceDisks(tx, inst.GetSelfLink(), created, attached)
+}
+
+// detachDisks releases the disks of a VM that goes away, honouring each disk's autoDelete.
+func (s *Service) detachDisks(tx *core.Tx, key string) {
+	c, _ := s.Component("compute").(*compute.Service)
+	var inst computepb.Instance
+	if c == nil {
+		return
+	}
+	if ok, _ := tx.Get(KindInstances, key, &inst); ok {
+		c.ReleaseInstanceDisks(tx, inst.GetSelfLink(), inst.GetDisks())
 	}
 }

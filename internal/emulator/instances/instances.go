@@ -117,6 +117,9 @@ func (s *Service) insertInstance(w http.ResponseWriter, r *http.Request) {
 		if tx.Exists(KindInstances, key) {
 			return core.AlreadyExists(key)
 		}
+		if err := s.attachDisks(tx, p, vm); err != nil {
+			return err
+		}
 		return tx.Put(KindInstances, key, vm)
 	})
 	if err != nil {
@@ -216,6 +219,7 @@ func physicalHost(inst *computepb.Instance) string {
 // discard removes an instance whose creation failed.
 func (s *Service) discard(tx *core.Tx, key string) {
 	_ = s.releaseCharge(tx, key)
+	s.detachDisks(tx, key)
 	tx.Delete(KindGuestAttributes, key)
 	tx.Delete(KindHostEvents, key)
 	tx.Delete(KindInstances, key)

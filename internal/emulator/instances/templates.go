@@ -121,6 +121,13 @@ func (s *Service) validateTemplateProperties(project, region string, p *computep
 	if len(p.GetDisks()) == 0 {
 		return core.InvalidField("resource.properties.disks", "", "At least one disk, the boot disk, must be attached to the instance.")
 	}
+	for i, d := range p.GetDisks() {
+		if ref := d.GetInitializeParams().GetSourceImage(); ref != "" {
+			if _, err := resolveImage(s.Store, project, fmt.Sprintf("resource.properties.disks[%d].initializeParams.sourceImage", i), ref); err != nil {
+				return err
+			}
+		}
+	}
 	for _, n := range p.GetNetworkInterfaces() {
 		if n.GetNetwork() != "" {
 			if k := resolveRef(project, "global", "networks", n.GetNetwork()); !s.Store.Exists(compute.KindNetworks, k) {
