@@ -35,6 +35,7 @@ type Clients struct {
 	ResourcePolicies        *compute.ResourcePoliciesClient
 	Reservations            *compute.ReservationsClient
 	MachineTypes            *compute.MachineTypesClient
+	Images                  *compute.ImagesClient
 	Zones                   *compute.ZonesClient
 	Regions                 *compute.RegionsClient
 	Projects                *compute.ProjectsClient
@@ -137,6 +138,10 @@ func (c *Clients) build(ctx context.Context) error {
 		return err
 	}
 	resetCallOptions(c.MachineTypes.CallOptions)
+	if c.Images, err = newClient(c, ctx, compute.NewImagesRESTClient, computeOpts); err != nil {
+		return err
+	}
+	resetCallOptions(c.Images.CallOptions)
 	if c.Zones, err = newClient(c, ctx, compute.NewZonesRESTClient, computeOpts); err != nil {
 		return err
 	}
