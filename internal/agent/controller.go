@@ -457,7 +457,7 @@ func sameNodeDefinitions(a, b []byte) bool {
 // reconfigure that kills slurmctld (which validation exists to prevent) is
 // reported with slurmctld's last words.
 func (c *controller) reconfigure(ctx context.Context, l cc.Layout) error {
-	if _, err := runCommand(ctx, slurmEnv(l), "scontrol", "reconfigure"); err != nil {
+	if err := slurmCLI(l).Reconfigure(ctx); err != nil {
 		return fmt.Errorf("scontrol reconfigure failed: %w; %s", err, slurmctldLogTail(l))
 	}
 	return c.waitSlurmctld(ctx, l, 30*time.Second)
@@ -467,7 +467,7 @@ func (c *controller) waitSlurmctld(ctx context.Context, l cc.Layout, timeout tim
 	d := slurmctldDaemon(l)
 	deadline := time.Now().Add(timeout)
 	for {
-		out, err := runCommand(ctx, slurmEnv(l), "scontrol", "ping")
+		out, err := slurmCLI(l).Ping(ctx)
 		if err == nil && strings.Contains(out, "is UP") {
 			return nil
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/slurm"
 )
 
 // drainPending is how soon the controller looks again while a scale-down
@@ -30,31 +31,31 @@ func (c *controller) drains(ctx context.Context, l cc.Layout, parts []cc.Partiti
 		if err != nil {
 			return false, fmt.Errorf("partition %s: drain: %w", p.Name, err)
 		}
-		states := all.state
 		var toDrain, drained []string
 		for _, n := range nodes {
-			st, known := states[n]
+			st, known := all.state[n]
+			node := slurm.NodeInfo{Name: n, State: st}
 			switch {
 			case !known:
 				// Not in slurm.conf any more: nothing can run there.
 				drained = append(drained, n)
-			case strings.HasPrefix(st, "drained"):
+			case node.Drained():
 				drained = append(drained, n)
-			case strings.HasPrefix(st, "draining"):
+			case node.Draining():
 			default:
 				toDrain = append(toDrain, n)
 			}
 		}
 		if len(toDrain) > 0 {
 			list := cc.CompressHostlist(toDrain)
-			if _, err := runCommand(ctx, slurmEnv(l), "scontrol", "update", "nodename="+list, "state=DRAIN", "reason="+cc.DrainReason); err != nil {
+			if err := slurmCLI(l).UpdateNodes(ctx, list, slurm.NodeUpdate{State: "DRAIN", Reason: cc.DrainReason}); err != nil {
 				return false, fmt.Errorf("partition %s: draining %s for a scale-down: %w", p.Name, list, err)
 			}
 			c.log.Info("draining nodes for a scale-down", "partition", p.Name, "nodes", list, "drain", p.Drain.ID)
 			// Idle nodes are drained at once; report them in this pass.
-			if states, err = nodeStates(ctx, l, list); err == nil {
+			if now, err := slurmCLI(l).Nodes(ctx, list); err == nil {
 				for _, n := range toDrain {
-					if strings.HasPrefix(states[n], "drained") {
+					if now[n].Drained() {
 						drained = append(drained, n)
 					}
 				}
@@ -97,25 +98,9 @@ func (c *controller) resumeAbandonedDrains(ctx context.Context, l cc.Layout, par
 		return nil
 	}
 	list := cc.CompressHostlist(resume)
-	if _, err := runCommand(ctx, slurmEnv(l), "scontrol", "update", "nodename="+list, "state=RESUME"); err != nil {
+	if err := slurmCLI(l).UpdateNodes(ctx, list, slurm.NodeUpdate{State: "RESUME"}); err != nil {
 		return fmt.Errorf("returning %s to service after an abandoned scale-down: %w", list, err)
 	}
 	c.log.Info("returned nodes drained for an abandoned scale-down to service", "nodes", list)
 	return nil
-}
-
-// nodeStates maps each node of a hostlist to sinfo's long state
-// ("idle", "drained~", "draining", ...).
-func nodeStates(ctx context.Context, l cc.Layout, hostlist string) (map[string]string, error) {
-	out, err := runCommand(ctx, slurmEnv(l), "sinfo", "-h", "-N", "-n", hostlist, "-o", "%N %T")
-	if err != nil {
-		return nil, err
-	}
-	states := map[string]string{}
-	for _, line := range strings.Split(out, "\n") {
-		if f := strings.Fields(line); len(f) == 2 {
-			states[f[0]] = f[1]
-		}
-	}
-	return states, nil
 }

@@ -3,10 +3,11 @@ package agent
 import (
 	"context"
 	"fmt"
-	"strings"
+	"path"
 	"time"
 
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/slurm"
 )
 
 // registrationPending is how soon the controller looks again while a static
@@ -41,7 +42,7 @@ func (c *controller) registrations(ctx context.Context, cluster cc.Cluster, part
 		}
 		var up []string
 		for _, n := range nodes {
-			if registeredState(states[n]) {
+			if slurm.RegisteredState(states[n]) {
 				up = append(up, n)
 			}
 		}
@@ -75,34 +76,18 @@ type slurmNodes struct {
 }
 
 func readSlurmNodes(ctx context.Context, l cc.Layout) slurmNodes {
-	out, err := runCommand(ctx, slurmEnv(l), "sinfo", "-h", "-N", "-o", "%N|%T|%E")
+	all, err := slurmCLI(l).Nodes(ctx, "")
 	n := slurmNodes{state: map[string]string{}, reason: map[string]string{}, err: err}
-	if err != nil {
-		return n
-	}
-	for _, line := range strings.Split(out, "\n") {
-		f := strings.SplitN(strings.TrimSpace(line), "|", 3)
-		if len(f) != 3 || f[0] == "" {
-			continue
-		}
-		n.state[f[0]] = f[1]
-		if r := strings.TrimSpace(f[2]); r != "" && r != "none" {
-			n.reason[f[0]] = r
+	for name, node := range all {
+		n.state[name] = node.State
+		if node.Reason != "" {
+			n.reason[name] = node.Reason
 		}
 	}
 	return n
 }
 
-// registeredState reports whether a node in sinfo's long state has a
-// slurmd that registered and answers: not powered down or powering up
-// ("~", "#", "%", "!"), not unresponsive ("*"), and not in a state
-// slurmctld gives nodes it has never heard from ("unknown", "future").
-// Other suffixes ("$" reservation, "@" reboot pending, "+" more states)
-// say nothing about registration.
-func registeredState(state string) bool {
-	if state == "" || strings.ContainsAny(state, "~#%!*") {
-		return false
-	}
-	base := strings.TrimRight(state, "$@^-+")
-	return base != "unknown" && base != "future"
+// slurmCLI runs Slurm's commands against the controller's slurm.conf.
+func slurmCLI(l cc.Layout) slurm.CLI {
+	return slurm.CLI{Conf: path.Join(l.ConfDir, cc.SlurmConfFile), Run: runCommand}
 }

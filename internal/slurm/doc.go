@@ -1,8 +1,9 @@
-// Package slurm is a client for slurmrestd, the Slurm REST daemon.
-//
-// The node agent uses it on the controller to submit recipe jobs, follow and
-// cancel them, and to list nodes and partitions (draining nodes on scale-down
-// and for health remediation).
+// Package slurm is how the node agent drives Slurm on the controller: a
+// client for slurmrestd, the Slurm REST daemon (Client), and CLI, which runs
+// Slurm's own commands (sinfo, scontrol) with typed answers. The agent's
+// registration reports, scale-down drains and slurmctld reconfiguration go
+// through CLI, which every Slurm version has and which works before
+// slurmrestd runs; recipe jobs use the REST client where the plugin can.
 //
 // slurmrestd serves one URL tree per API plugin (/slurm/v0.0.NN/...) and the
 // JSON shapes change between plugins. The client asks the server which
