@@ -17,6 +17,7 @@ import (
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/datasources/machinetype"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/providerdata"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/bucket"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/filestore"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/lustre"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/network"
@@ -115,6 +116,7 @@ func (p *hypercomputeProvider) Resources(_ context.Context) []func() resource.Re
 		network.NewResource,
 		filestore.NewResource,
 		lustre.NewResource,
+		bucket.NewResource,
 		trainingcluster.NewResource,
 		nodepartition.NewResource,
 	}

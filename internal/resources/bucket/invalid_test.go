@@ -1,0 +1,47 @@
+package bucket_test
+
+import (
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/acctest"
+)
+
+// Bad input is refused at plan time, names the attribute, and never reaches the API.
+func TestAccBucket_invalidInput(t *testing.T) {
+	env := acctest.New(t)
+	cases := []struct{ name, bucket, body, want string }{
+		{"uppercase name", "Checkpoints", "", `name: bucket name "Checkpoints" is invalid: it may contain only lowercase letters`},
+		{"google in the name", "my-google-data", "", `name: bucket name "my-google-data" is invalid: it must not contain "google"`},
+		{"unknown location", "hc-b", `  location = "mars-north1"`, `location "mars-north1" is not a Cloud Storage location: use a region \(.*us-central1`},
+		{"unknown purpose", "hc-b", `  purpose = "scratch"`, `purpose value must be one of`},
+		{"unknown class", "hc-b", `  storage_class = "WARM"`, `storage_class: storage class "WARM" is not one of STANDARD, NEARLINE, COLDLINE, ARCHIVE`},
+		{"hns without uniform access", "hc-b", `  purpose = "checkpoints"
+  uniform_bucket_level_access = false`, `uniform_bucket_level_access: a hierarchical namespace requires uniform bucket-level access`},
+		{"hns asked for without uniform access", "hc-b", `  hierarchical_namespace = true
+  uniform_bucket_level_access = false`, `uniform_bucket_level_access: a hierarchical namespace requires`},
+		{"autoclass on a cold class", "hc-b", `  purpose = "datasets"
+  storage_class = "COLDLINE"`, `storage_class: Autoclass requires storage_class = "STANDARD"`},
+		{"terminal class without autoclass", "hc-b", `  autoclass_terminal_storage_class = "ARCHIVE"`, `autoclass_terminal_storage_class: it only applies with autoclass = true`},
+		{"terminal class COLDLINE", "hc-b", `  purpose = "datasets"
+  autoclass_terminal_storage_class = "COLDLINE"`, `autoclass_terminal_storage_class value must be one of`},
+		{"soft delete of 3 days", "hc-b", `  soft_delete_retention_seconds = 259200`, `soft_delete_retention_seconds: soft delete retention 72h0m0s is out of range: 0 \(off\) or 7 to 90 days`},
+		{"label key with uppercase", "hc-b", `  labels = { Team = "ml" }`, `labels: label key "Team" is invalid`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: factories,
+				Steps: []resource.TestStep{{
+					Config:      env.Config(bucketConfig(tc.bucket, tc.body+"\n")),
+					PlanOnly:    true,
+					ExpectError: acctest.ErrorMatching(tc.want),
+				}},
+			})
+		})
+	}
+	if n := env.Calls().Total; n != 0 {
+		t.Fatalf("invalid configurations made %d API calls; want 0: %v", n, env.Calls().Methods)
+	}
+}

@@ -1,0 +1,283 @@
+// Package bucket implements hypercompute_bucket: a Cloud Storage bucket for datasets and checkpoints, with the
+// AI/ML defaults its purpose sets.
+package bucket
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"strings"
+	"time"
+
+	"cloud.google.com/go/compute/apiv1/computepb"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	storage "google.golang.org/api/storage/v1"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
+)
+
+// Bucket calls are synchronous; deleting a bucket's objects one by one is what can take long.
+const (
+	defaultCreateTimeout = 5 * time.Minute
+	defaultUpdateTimeout = 5 * time.Minute
+	defaultDeleteTimeout = 30 * time.Minute
+)
+
+// what names the resource in messages: "Cloud Storage bucket <name>".
+const what = "Cloud Storage bucket"
+
+type bucketResource struct {
+	tfutil.Base
+}
+
+var (
+	_ resource.ResourceWithConfigure   = (*bucketResource)(nil)
+	_ resource.ResourceWithImportState = (*bucketResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*bucketResource)(nil)
+)
+
+// NewResource is registered by the provider.
+func NewResource() resource.Resource {
+	return &bucketResource{Base: tfutil.Base{TypeSuffix: "_bucket"}}
+}
+
+func (r *bucketResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan model
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := tfutil.Deadline(ctx, plan.Timeouts.Create, defaultCreateTimeout, &resp.Diagnostics)
+	defer cancel()
+	want, diags := toAPI(ctx, &plan)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	name, project := plan.Name.ValueString(), plan.Project.ValueString()
+	svc, err := r.Provider.Clients.Storage(ctx)
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to create "+what+" "+name, err.Error())
+		return
+	}
+	b, err := svc.Buckets.Insert(project, want).Context(ctx).Do()
+	if err != nil {
+		b, err = r.adopt(ctx, err, want, project)
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to create "+what+" "+name, err.Error())
+		return
+	}
+	resp.Diagnostics.Append(r.flatten(ctx, b, &plan)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// adopt finishes an insert that answered 409. Bucket names are global: the bucket is this apply's own only
+// when it is in the project (an earlier try whose answer was lost, or an earlier apply's) and matches the plan;
+// otherwise the name is someone else's and the error says so.
+func (r *bucketResource) adopt(ctx context.Context, insertErr error, want *storage.Bucket, project string) (*storage.Bucket, error) {
+	err := gcp.Classify(insertErr)
+	if !gcp.IsConflict(err) {
+		return nil, err
+	}
+	got, gerr := r.find(ctx, want.Name)
+	if gerr != nil {
+		return nil, fmt.Errorf("the bucket name %s is taken (%w); choose another: bucket names are unique across all of Cloud Storage", want.Name, err)
+	}
+	if mine, perr := r.projectOwns(ctx, got, project); perr != nil || !mine {
+		return nil, fmt.Errorf("the bucket name %s is taken by another project; choose another: bucket names are unique across all of Cloud Storage", want.Name)
+	}
+	if attr := mismatch(got, want); attr != "" {
+		return nil, fmt.Errorf("%s %s already exists in project %s and differs from this configuration in %s; "+
+			"import it (terraform import <address> %s) or choose another name", what, want.Name, project, attr, want.Name)
+	}
+	return got, nil
+}
+
+// mismatch names the first setting fixed at creation in which got differs from want ("" when none).
+func mismatch(got, want *storage.Bucket) string {
+	switch {
+	case !strings.EqualFold(got.Location, want.Location):
+		return "location"
+	case (got.HierarchicalNamespace != nil && got.HierarchicalNamespace.Enabled) != (want.HierarchicalNamespace != nil && want.HierarchicalNamespace.Enabled):
+		return "hierarchical_namespace"
+	}
+	return ""
+}
+
+func (r *bucketResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state model
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	b, err := r.find(ctx, state.ID.ValueString())
+	if !tfutil.Found(ctx, err, what+" "+state.ID.ValueString(), resp) {
+		return
+	}
+	resp.Diagnostics.Append(r.flatten(ctx, b, &state)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *bucketResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state model
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := tfutil.Deadline(ctx, plan.Timeouts.Update, defaultUpdateTimeout, &resp.Diagnostics)
+	defer cancel()
+	want, diags := toAPI(ctx, &plan)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	name := state.ID.ValueString()
+	cur, err := r.find(ctx, name)
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to read "+what+" "+name, err.Error())
+		return
+	}
+	b := cur
+	if patch, fields := patchFor(cur, want); len(fields) > 0 {
+		svc, err := r.Provider.Clients.Storage(ctx)
+		if err == nil {
+			// The metageneration precondition makes a concurrent change fail instead of being overwritten.
+			b, err = svc.Buckets.Patch(name, patch).IfMetagenerationMatch(cur.Metageneration).Context(ctx).Do()
+		}
+		if err != nil {
+			resp.Diagnostics.AddError("Unable to update "+what+" "+name, fmt.Sprintf("updating %s: %v", strings.Join(fields, ", "), gcp.Classify(err)))
+			return
+		}
+	}
+	resp.Diagnostics.Append(r.flatten(ctx, b, &plan)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// patchFor is the buckets.patch body that turns cur into want, and the attributes it changes.
+func patchFor(cur, want *storage.Bucket) (*storage.Bucket, []string) {
+	p := &storage.Bucket{}
+	var fields []string
+	if cur.StorageClass != want.StorageClass {
+		p.StorageClass = want.StorageClass
+		fields = append(fields, "storage_class")
+	}
+	curAuto, curTerminal := cur.Autoclass != nil && cur.Autoclass.Enabled, ""
+	if curAuto {
+		curTerminal = cur.Autoclass.TerminalStorageClass
+	}
+	if curAuto != want.Autoclass.Enabled || (want.Autoclass.Enabled && curTerminal != want.Autoclass.TerminalStorageClass) {
+		p.Autoclass = want.Autoclass
+		fields = append(fields, "autoclass")
+	}
+	curUniform := cur.IamConfiguration != nil && cur.IamConfiguration.UniformBucketLevelAccess != nil && cur.IamConfiguration.UniformBucketLevelAccess.Enabled
+	if curUniform != want.IamConfiguration.UniformBucketLevelAccess.Enabled {
+		p.IamConfiguration = want.IamConfiguration
+		fields = append(fields, "uniform_bucket_level_access")
+	}
+	var curSoft int64
+	if cur.SoftDeletePolicy != nil {
+		curSoft = cur.SoftDeletePolicy.RetentionDurationSeconds
+	}
+	if curSoft != want.SoftDeletePolicy.RetentionDurationSeconds {
+		p.SoftDeletePolicy = want.SoftDeletePolicy
+		fields = append(fields, "soft_delete_retention_seconds")
+	}
+	if !maps.Equal(cur.Labels, want.Labels) {
+		// Patch merges labels: the wanted ones are sent, the others sent as null to remove them.
+		p.Labels = maps.Clone(want.Labels)
+		if p.Labels == nil {
+			p.Labels = map[string]string{}
+		}
+		for k := range cur.Labels {
+			if _, ok := want.Labels[k]; !ok {
+				p.NullFields = append(p.NullFields, "Labels."+k)
+			}
+		}
+		p.ForceSendFields = append(p.ForceSendFields, "Labels")
+		fields = append(fields, "labels")
+	}
+	return p, fields
+}
+
+func (r *bucketResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state model
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	name := state.ID.ValueString()
+	if state.DeletionProtection.ValueBool() {
+		tfutil.RefuseProtectedDelete(&resp.Diagnostics, what, name)
+		return
+	}
+	ctx, cancel := tfutil.Deadline(ctx, state.Timeouts.Delete, defaultDeleteTimeout, &resp.Diagnostics)
+	defer cancel()
+	svc, err := r.Provider.Clients.Storage(ctx)
+	if err == nil && state.ForceDestroy.ValueBool() {
+		err = deleteObjects(ctx, svc, name)
+	}
+	if err == nil {
+		err = gcp.IgnoreNotFound(gcp.Classify(svc.Buckets.Delete(name).Context(ctx).Do()))
+	}
+	if err != nil {
+		msg := err.Error()
+		if gcp.IsConflict(err) && !state.ForceDestroy.ValueBool() {
+			msg += "; the bucket still holds objects and force_destroy is false. Delete them, or set force_destroy = true and apply, then destroy again"
+		}
+		resp.Diagnostics.AddError("Unable to delete "+what+" "+name, msg)
+	}
+}
+
+// deleteObjects deletes every object of the bucket, noncurrent generations included.
+func deleteObjects(ctx context.Context, svc *storage.Service, bucket string) error {
+	return svc.Objects.List(bucket).Versions(true).Context(ctx).Pages(ctx, func(page *storage.Objects) error {
+		for _, o := range page.Items {
+			err := svc.Objects.Delete(bucket, o.Name).Generation(o.Generation).Context(ctx).Do()
+			if err = gcp.IgnoreNotFound(gcp.Classify(err)); err != nil {
+				return fmt.Errorf("deleting object %s: %w", o.Name, err)
+			}
+		}
+		return nil
+	})
+}
+
+// ImportState accepts NAME, PROJECT/NAME or projects/PROJECT/buckets/NAME; without a project the provider's
+// is the bucket's.
+func (r *bucketResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	id := req.ID
+	var project string
+	parts := strings.Split(id, "/")
+	switch {
+	case len(parts) == 1:
+		if r.Provider != nil {
+			project = r.Provider.Project
+		}
+	case len(parts) == 2:
+		project, id = parts[0], parts[1]
+	case len(parts) == 4 && parts[0] == "projects" && parts[2] == "buckets":
+		project, id = parts[1], parts[3]
+	default:
+		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("%q is not a bucket: use NAME, PROJECT/NAME or projects/PROJECT/buckets/NAME", req.ID))
+		return
+	}
+	if err := catalog.ValidateBucketName(id); err != nil {
+		resp.Diagnostics.AddError("Invalid import ID", err.Error())
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), id)...)
+	if project != "" && project != "_" {
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("project"), project)...)
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("labels"), types.MapNull(types.StringType))...)
+}
+
+func projectRequest(project string) *computepb.GetProjectRequest {
+	return &computepb.GetProjectRequest{Project: project}
+}
