@@ -36,7 +36,9 @@ func near(name string, want, tol float64) resource.TestCheckFunc {
 }
 
 // atLeast checks a numeric attribute is at least min.
-func atLeast(name string, min float64) resource.TestCheckFunc {
+func atLeast(name string, min float64) resource.TestCheckFunc { return atLeastAt(addr, name, min) }
+
+func atLeastAt(addr, name string, min float64) resource.TestCheckFunc {
 	return resource.TestCheckResourceAttrWith(addr, name, func(v string) error {
 		got, err := strconv.ParseFloat(v, 64)
 		if err != nil {
