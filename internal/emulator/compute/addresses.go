@@ -134,8 +134,12 @@ func (s *Service) insertAddress(w http.ResponseWriter, r *http.Request) {
 			netKey, a.Network = k, network.SelfLink
 		} else {
 			if a.GetSubnetwork() == "" {
-				fail(w, r, core.Required("resource.subnetwork"))
-				return
+				k, e := s.defaultSubnet(project, region, a.GetNetwork())
+				if e != nil {
+					fail(w, r, e)
+					return
+				}
+				a.Subnetwork = proto.String(k)
 			}
 			subKey = resolveRef(project, "regions/"+region, "subnetworks", a.GetSubnetwork())
 			var sub computepb.Subnetwork
@@ -163,6 +167,9 @@ func (s *Service) insertAddress(w http.ResponseWriter, r *http.Request) {
 	}
 	id, created, self := s.newMeta(kind, key)
 	a.Kind = proto.String("compute#address")
+	if a.Description == nil {
+		a.Description = proto.String("") // Compute answers an empty description
+	}
 	a.Id = proto.Uint64(id)
 	a.CreationTimestamp = proto.String(created)
 	a.SelfLink = proto.String(self)
@@ -371,4 +378,28 @@ func (s *Service) setAddressLabels(w http.ResponseWriter, r *http.Request) {
 		cur.LabelFingerprint = proto.String(s.newFingerprint())
 		return tx.Put(kind, key, &cur)
 	}))
+}
+
+// defaultSubnet is the subnetwork a regional INTERNAL address without one goes to, as Compute picks it: the
+// network's (the default network when none is named) subnet in the region — the one named after the network
+// for an auto-mode network, otherwise the first by name.
+func (s *Service) defaultSubnet(project, region, networkRef string) (string, *core.APIError) {
+	netKey, n, e := s.lookupNetwork(project, networkRef)
+	if e != nil {
+		return "", e
+	}
+	var found []string
+	for _, rec := range s.Store.List(KindSubnetworks, "projects/"+project+"/regions/"+region+"/subnetworks/") {
+		var sub computepb.Subnetwork
+		if rec.Decode(&sub) == nil && core.RelativePath(sub.GetNetwork()) == netKey {
+			if sub.GetName() == n.GetName() {
+				return rec.Key, nil
+			}
+			found = append(found, rec.Key)
+		}
+	}
+	if len(found) == 0 {
+		return "", core.BadRequest("invalid", fmt.Sprintf("The network '%s' has no subnetwork in region '%s'.", netKey, region))
+	}
+	return found[0], nil
 }

@@ -169,6 +169,9 @@ func (s *Service) insertFirewall(w http.ResponseWriter, r *http.Request) {
 	fw.Network = network.SelfLink
 	id, created, self := s.newMeta(KindFirewalls, key)
 	fw.Kind = proto.String("compute#firewall")
+	if fw.Description == nil {
+		fw.Description = proto.String("") // Compute answers an empty description
+	}
 	fw.Id = proto.Uint64(id)
 	fw.CreationTimestamp = proto.String(created)
 	fw.SelfLink = proto.String(self)

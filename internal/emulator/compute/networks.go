@@ -118,6 +118,9 @@ func (s *Service) insertNetwork(w http.ResponseWriter, r *http.Request) {
 	n.Subnetworks = nil
 	n.Peerings = nil
 	n.GatewayIPv4 = nil
+	if n.Description == nil {
+		n.Description = proto.String("")
+	}
 
 	answerOp(w, s.opFor(r, key, "insert", id, func(tx *core.Tx, _ *computepb.Operation) error {
 		if tx.Exists(KindNetworks, key) {
@@ -145,15 +148,18 @@ func validateRoutingConfig(rc *computepb.NetworkRoutingConfig) *core.APIError {
 	return nil
 }
 
-// createAutoSubnets gives an auto-mode network one subnet per region, named after the network, from
-// 10.128.0.0/9 like Google's auto mode (one /20 per region).
+// createAutoSubnets gives an auto-mode network one subnet per region, named after the network, with the
+// region's fixed range of Google's auto-mode plan (catalog.AutoModeSubnetRange).
 func (s *Service) createAutoSubnets(tx *core.Tx, project string, n *computepb.Network) error {
-	for i, region := range catalog.Regions() {
+	for _, region := range catalog.Regions() {
 		key := subnetKey(project, region, n.GetName())
 		if tx.Exists(KindSubnetworks, key) {
 			return core.OpAlreadyExists(key)
 		}
-		cidr := fmt.Sprintf("10.%d.%d.0/20", 128+i/16, (i%16)*16)
+		cidr, ok := catalog.AutoModeSubnetRange(region)
+		if !ok {
+			continue
+		}
 		sub := &computepb.Subnetwork{
 			Name:        n.Name,
 			Network:     n.SelfLink,

@@ -151,6 +151,9 @@ func (s *Service) insertRouter(w http.ResponseWriter, r *http.Request) {
 	rt.Network = network.SelfLink
 	id, created, self := s.newMeta(KindRouters, key)
 	rt.Kind = proto.String("compute#router")
+	if rt.Description == nil {
+		rt.Description = proto.String("") // Compute answers an empty description
+	}
 	rt.Id = proto.Uint64(id)
 	rt.CreationTimestamp = proto.String(created)
 	rt.SelfLink = proto.String(self)

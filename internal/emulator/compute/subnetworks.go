@@ -70,6 +70,11 @@ func (s *Service) fillSubnet(sub *computepb.Subnetwork, project, region string) 
 	if sub.PrivateIpv6GoogleAccess == nil {
 		sub.PrivateIpv6GoogleAccess = proto.String("DISABLE_GOOGLE_ACCESS")
 	}
+	// Compute answers these even when empty or default.
+	if sub.Description == nil {
+		sub.Description = proto.String("")
+	}
+	sub.State = proto.String("READY")
 }
 
 // takenRange is an address range already used inside a network.

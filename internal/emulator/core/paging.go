@@ -3,8 +3,10 @@ package core
 import (
 	"encoding/base64"
 	"encoding/json"
+	"hash/fnv"
 	"net/http"
 	"strconv"
+	"strings"
 )
 
 // DefaultMaxResults is the page size when a list call sets none (Compute's default and maximum).
@@ -33,11 +35,11 @@ func Page(r *http.Request, recs []Record) ([]json.RawMessage, string, *APIError)
 	}
 	after := ""
 	if tok := q.Get("pageToken"); tok != "" {
-		b, err := base64.RawURLEncoding.DecodeString(tok)
-		if err != nil {
+		key, ok := parsePageToken(tok)
+		if !ok {
 			return nil, "", InvalidField("pageToken", tok, "Invalid page token.")
 		}
-		after = string(b)
+		after = key
 	}
 	var items []json.RawMessage
 	lastKey, next := "", ""
@@ -49,11 +51,35 @@ func Page(r *http.Request, recs []Record) ([]json.RawMessage, string, *APIError)
 			continue
 		}
 		if len(items) == max {
-			next = base64.RawURLEncoding.EncodeToString([]byte(lastKey))
+			next = pageToken(lastKey)
 			break
 		}
 		items = append(items, rec.JSON)
 		lastKey = rec.Key
 	}
 	return items, next, nil
+}
+
+// A page token is the last key served plus a checksum, so a token that is not one of ours (truncated, edited,
+// from another list) is refused with a 400 like Google refuses it, instead of silently starting anywhere.
+func pageToken(lastKey string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(lastKey + "\x00" + tokenSum(lastKey)))
+}
+
+func parsePageToken(tok string) (string, bool) {
+	b, err := base64.RawURLEncoding.DecodeString(tok)
+	if err != nil {
+		return "", false
+	}
+	key, sum, found := strings.Cut(string(b), "\x00")
+	if !found || sum != tokenSum(key) {
+		return "", false
+	}
+	return key, true
+}
+
+func tokenSum(key string) string {
+	h := fnv.New32a()
+	h.Write([]byte("page:" + key))
+	return strconv.FormatUint(uint64(h.Sum32()), 16)
 }
