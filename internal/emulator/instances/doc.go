@@ -1,5 +1,6 @@
 // Package instances emulates Compute Engine's VM family on top of the emulator core: instances (insert, get, list,
-// aggregatedList, delete, setMetadata, setLabels, reset, stop, start, getGuestAttributes, getSerialPortOutput),
+// aggregatedList, delete, setMetadata, setLabels, reset, stop, start, getGuestAttributes, getSerialPortOutput,
+// reportHostAsFaulty, simulateMaintenanceEvent; host faults, maintenance and preemption in hostevents.go),
 // zonal and regional bulkInsert, instance templates (global and regional), resource policies and the reservations
 // the admin API seeds (read-only here, with live inUseCount).
 //
@@ -17,6 +18,7 @@
 //	compute.guestAttributes           the instance key                        GuestAttributeSet
 //	emulator.instanceCharges          the instance key                        Charge (quota and reservation held)
 //	emulator.capacity                 ZONE/MACHINETYPE                        Capacity (stockout after N VMs)
+//	emulator.hostEvents               the instance key                        HostEvent (a notice in flight)
 //	compute.reservations              projects/P/zones/Z/reservations/N       (the compute package's kind)
 //
 // Admin routes (not counted, never faulted):
@@ -25,6 +27,7 @@
 //	POST /emulator/v1/capacity                 {"zone","machineType"(optional),"vms"}: room for vms more VMs (the
 //	                                           "stockout after N VMs" fault; vms < 0 removes the entry)
 //	POST /emulator/v1/flexStart:provision      retry flex-start VMs waiting in PENDING: {"provisioned": N}
+//	GET|POST /emulator/v1/noticeWindows        how long maintenance and preemption notices last (NoticeWindows)
 //
 // The core's stockout fault (Faults.Stockout) makes every creation in a zone fail; the capacity ledger lets K VMs
 // through first, so a bulkInsert succeeds partially or rolls back below minCount.
