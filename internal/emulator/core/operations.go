@@ -381,7 +381,7 @@ func (o *Ops) interruptedCompute(key string) {
 type LRO struct {
 	Name     string          `json:"name"`
 	Metadata json.RawMessage `json:"metadata,omitempty"`
-	Done     bool            `json:"done,omitempty"`
+	Done     bool            `json:"done"` // Google answers "done": false while an operation runs
 	Error    *RPCStatus      `json:"error,omitempty"`
 	Response json.RawMessage `json:"response,omitempty"`
 }

@@ -9,7 +9,7 @@ import (
 	"google.golang.org/api/googleapi"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/servicenetworking/psatest"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/emulatortest/psatest"
 )
 
 const (

@@ -15,9 +15,9 @@ import (
 	"google.golang.org/protobuf/types/known/fieldmaskpb"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/core"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/emulatortest/psatest"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/filestore"
 	sn "github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/servicenetworking"
-	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/servicenetworking/psatest"
 )
 
 func TestFilestoreLifecycle(t *testing.T) {

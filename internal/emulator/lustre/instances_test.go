@@ -16,9 +16,9 @@ import (
 	"google.golang.org/api/googleapi"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/core"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/emulatortest/psatest"
 	emulustre "github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/lustre"
 	sn "github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/servicenetworking"
-	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/servicenetworking/psatest"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp/lustre"
 )
 

@@ -8,7 +8,7 @@ import (
 	"cloud.google.com/go/compute/apiv1/computepb"
 	"cloud.google.com/go/filestore/apiv1/filestorepb"
 
-	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/servicenetworking/psatest"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/emulatortest/psatest"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp/lustre"
 )

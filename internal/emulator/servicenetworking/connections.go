@@ -31,7 +31,10 @@ func (c connectionRecord) wire() *sn.Connection {
 		Network:               c.ref().ConsumerNetwork(),
 		ReservedPeeringRanges: slices.Clone(c.Ranges),
 		Peering:               PeeringName(c.Service),
-		Service:               c.Service,
+		// Google answers "services/servicenetworking.googleapis.com"; the provider's network resource
+		// (internal/resources/network/psa.go findConnection) still matches the bare name, so the emulator keeps
+		// the bare name until that check accepts both.
+		Service: c.Service,
 	}
 }
 
@@ -87,19 +90,27 @@ func (s *Service) createConnection(w http.ResponseWriter, r *http.Request) {
 			}
 			return core.Typed(connectionTypeURL, cur.wire()), nil
 		}
-		if err := checkRanges(tx, net, ranges); err != nil {
-			return nil, err
-		}
-		rec := connectionRecord{Project: net.Project, Network: net.Name, Service: service, Ranges: ranges}
-		if err := tx.Put(KindConnections, key, rec); err != nil {
-			return nil, err
-		}
-		if err := setPeering(tx, net, service, true, s.Now()); err != nil {
-			return nil, err
-		}
-		return core.Typed(connectionTypeURL, rec.wire()), nil
+		return s.putConnection(tx, net, service, ranges)
 	}})
 	core.WriteJSON(w, http.StatusOK, l)
+}
+
+// putConnection makes a new connection of the network to service over ranges, with its VPC peering.
+func (s *Service) putConnection(tx *core.Tx, net NetworkRef, service string, ranges []string) (any, error) {
+	if !net.Exists(tx) {
+		return nil, opNotFound("Network '%s' not found.", net.ConsumerNetwork())
+	}
+	if err := checkRanges(tx, net, ranges); err != nil {
+		return nil, err
+	}
+	rec := connectionRecord{Project: net.Project, Network: net.Name, Service: service, Ranges: ranges}
+	if err := tx.Put(KindConnections, connectionKey(net, service), rec); err != nil {
+		return nil, err
+	}
+	if err := setPeering(tx, net, service, true, s.Now()); err != nil {
+		return nil, err
+	}
+	return core.Typed(connectionTypeURL, rec.wire()), nil
 }
 
 func (s *Service) listConnections(w http.ResponseWriter, r *http.Request) {
@@ -168,7 +179,11 @@ func (s *Service) patchConnection(w http.ResponseWriter, r *http.Request) {
 		key := connectionKey(net, service)
 		var cur connectionRecord
 		if ok, _ := tx.Get(KindConnections, key, &cur); !ok {
-			return nil, opNotFound("No connection to service '%s' found for network '%s'.", service, net.ConsumerNetwork())
+			// With force, Google creates the connection (Terraform's google provider relies on it).
+			if !force {
+				return nil, opNotFound("No connection to service '%s' found for network '%s'.", service, net.ConsumerNetwork())
+			}
+			return s.putConnection(tx, net, service, ranges)
 		}
 		var removed []string
 		for _, old := range cur.Ranges {

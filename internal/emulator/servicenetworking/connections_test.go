@@ -13,8 +13,8 @@ import (
 	sn "google.golang.org/api/servicenetworking/v1"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/core"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/emulatortest/psatest"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/servicenetworking"
-	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/servicenetworking/psatest"
 )
 
 const svc = "services/" + servicenetworking.DefaultService

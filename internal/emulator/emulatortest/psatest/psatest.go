@@ -1,4 +1,4 @@
-// Package psatest starts, inside a Go test, an emulator core serving Compute, Service Networking, Filestore
+// Package psatest (used by tests only) starts, inside a Go test, an emulator core serving Compute, Service Networking, Filestore
 // and Managed Lustre, with helpers that set up private service access through the real clients. It builds
 // the core directly (rather than through emulatortest) so the storage API tests do not depend on how the
 // top-level emulator wires its services.
