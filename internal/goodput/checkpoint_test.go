@@ -101,6 +101,9 @@ func TestWarnings(t *testing.T) {
 	short.Nodes, short.Spares = 2048, 0
 	check("no spares", short, "", "of interruptions find no free spare")
 	check("local ssd", base, catalog.CheckpointLocalSSD, "lost with their node")
+	async := base
+	async.CheckpointPersist, async.Interval = 5*time.Minute, time.Minute
+	check("interval shorter than the persist time", async, "", "checkpoints are taken every 5m0s instead")
 	check("low goodput", huge, "", "is below 90%; the largest loss is")
 }
 

@@ -193,3 +193,29 @@ func TestAccGoodputPlan_slowBucketWarns(t *testing.T) {
 		}},
 	})
 }
+
+// Inputs known only after apply (here the node count of another resource)
+// are not checked early; the plan is read once they are known.
+func TestAccGoodputPlan_unknownUntilApply(t *testing.T) {
+	env := acctest.New(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: env.Config(`
+resource "terraform_data" "partition" {
+  input = 2048
+}
+` + plan(`  machine_type            = "a3-megagpu-8g"
+  nodes                   = terraform_data.partition.output
+  job_length_hours        = 720
+  checkpoint_cost_seconds = 30
+`)),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				// 2,048 a3-mega nodes = 16,384 H100s: Llama 3's 54 × 24 / 419 ≈ 3.093 h.
+				near("job_mtbf_hours", 54*24/419.0, 1e-6),
+				atLeast("best_spares", 1),
+				noAPICalls(env),
+			),
+		}},
+	})
+}
