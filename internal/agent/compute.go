@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path"
-	"path/filepath"
 	"strconv"
 	"time"
 
@@ -21,6 +20,8 @@ type compute struct {
 	supervised bool
 	// bootMarker records that slurmd was started during this boot.
 	bootMarker string
+	// notices follows the host's stop notices once slurmd runs (notices.go).
+	notices noticeFollower
 }
 
 func newCompute(h *host) *compute {
@@ -60,6 +61,7 @@ func (cp *compute) reconcile(ctx context.Context, n cc.Node, _ map[string]string
 	if err := cp.waitConfig(ctx, d, l); err != nil {
 		return err
 	}
+	cp.notices.start(ctx, cp.host, name, l)
 	cp.rep.ready(ctx)
 	return nil
 }
@@ -96,9 +98,7 @@ func slurmdDaemon(n cc.Node, name string, boot bool) daemon {
 // waitConfig waits until slurmd fetched the configuration from the
 // controller, which proves munge, the network and the controller work.
 func (cp *compute) waitConfig(ctx context.Context, d daemon, l cc.Layout) error {
-	// slurmd caches what it fetched in its spool directory and links it
-	// from /run/slurm/conf for the node's client commands.
-	caches := []string{filepath.Join(l.SlurmdSpoolDir, "conf-cache", cc.SlurmConfFile), "/run/slurm/conf/" + cc.SlurmConfFile}
+	caches := slurmdConfCaches(l)
 	deadline := time.Now().Add(cp.keyWait)
 	for {
 		for _, c := range caches {

@@ -6,7 +6,6 @@ import (
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/producer"
 	sn "github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/servicenetworking"
-	wire "github.com/hypercompute/terraform-provider-hypercompute/internal/gcp/lustre"
 )
 
 // instanceDir is the backing path of an ACTIVE instance: {project}/{location}/{instance}.
@@ -14,7 +13,7 @@ func instanceDir(key string, raw json.RawMessage) ([]string, bool) {
 	var probe struct {
 		State string `json:"state"`
 	}
-	if json.Unmarshal(raw, &probe) != nil || probe.State != wire.StateActive {
+	if json.Unmarshal(raw, &probe) != nil || probe.State != stateActive {
 		return nil, false
 	}
 	return producer.InstanceDir(key), true
@@ -41,8 +40,8 @@ func (s *Service) ResolveMount(source string) (string, bool) {
 	fs, sub, _ := strings.Cut(path, "/")
 	want := nid + ":/" + fs
 	for _, rec := range s.Store.List(KindInstances, "") {
-		var inst wire.Instance
-		if rec.Decode(&inst) != nil || inst.State != wire.StateActive || inst.MountPoint != want {
+		var inst Instance
+		if rec.Decode(&inst) != nil || inst.State != stateActive || inst.MountPoint != want {
 			continue
 		}
 		dir, ok := s.BackingDir(inst.Name)

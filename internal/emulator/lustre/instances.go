@@ -13,7 +13,6 @@ import (
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/core"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/producer"
 	sn "github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/servicenetworking"
-	wire "github.com/hypercompute/terraform-provider-hypercompute/internal/gcp/lustre"
 )
 
 // maxDescription bounds Instance.description (the API's documented limit for descriptions).
@@ -22,7 +21,7 @@ const maxDescription = 2048
 func (s *Service) createInstance(w http.ResponseWriter, r *http.Request) {
 	project, location := r.PathValue("project"), r.PathValue("location")
 	id := r.URL.Query().Get("instanceId")
-	var in wire.Instance
+	var in Instance
 	if err := core.ReadJSON(r, &in); err != nil {
 		fail(w, r, err)
 		return
@@ -34,9 +33,9 @@ func (s *Service) createInstance(w http.ResponseWriter, r *http.Request) {
 	}
 	name := parent(r) + "/instances/" + id
 	now := core.RFC3339(s.Now())
-	inst := wire.Instance{
+	inst := Instance{
 		Name: name, Filesystem: in.Filesystem, CapacityGib: in.CapacityGib, Network: in.Network,
-		State: wire.StateCreating, CreateTime: now, UpdateTime: now, Description: in.Description, Labels: in.Labels,
+		State: stateCreating, CreateTime: now, UpdateTime: now, Description: in.Description, Labels: in.Labels,
 		PerUnitStorageThroughput: in.PerUnitStorageThroughput, GkeSupportEnabled: in.GkeSupportEnabled,
 		KmsKey: in.KmsKey, UID: uuid.NewString(),
 	}
@@ -50,7 +49,7 @@ func (s *Service) createInstance(w http.ResponseWriter, r *http.Request) {
 }
 
 // validateCreate applies every synchronous rule of instances.create; the 400 names the first bad field.
-func (s *Service) validateCreate(project, location, id string, in *wire.Instance) (sn.NetworkRef, *core.APIError) {
+func (s *Service) validateCreate(project, location, id string, in *Instance) (sn.NetworkRef, *core.APIError) {
 	var none sn.NetworkRef
 	if id == "" {
 		return none, badRequest("instance_id: an instance ID is required.")
@@ -108,7 +107,7 @@ func (s *Service) completeCreate(tx *core.Tx, name string, net sn.NetworkRef) (a
 		return nil, err
 	}
 	inst.MountPoint = a.Host(2) + "@tcp:/" + inst.Filesystem
-	inst.State = wire.StateActive
+	inst.State = stateActive
 	inst.UpdateTime = core.RFC3339(s.Now())
 	if err := s.backings.Current().Ensure(producer.InstanceDir(name)...); err != nil {
 		return nil, err
@@ -155,7 +154,7 @@ func (s *Service) patchInstance(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	l, err := s.instances.StartPatch(r, name, cur, func(now *wire.Instance) {
+	l, err := s.instances.StartPatch(r, name, cur, func(now *Instance) {
 		for _, p := range paths {
 			switch p {
 			case "capacity_gib":
@@ -177,7 +176,7 @@ func (s *Service) patchInstance(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Service) deleteInstance(w http.ResponseWriter, r *http.Request) {
-	l, err := s.instances.StartDelete(r, nil, func() (any, error) { return wire.AnyJSON(wire.EmptyTypeURL, nil) })
+	l, err := s.instances.StartDelete(r, nil, func() (any, error) { return core.Typed(emptyTypeURL, struct{}{}), nil })
 	if err != nil {
 		fail(w, r, err)
 		return
@@ -190,7 +189,7 @@ func (s *Service) deleteInstance(w http.ResponseWriter, r *http.Request) {
 func (s *Service) metadata(target, verb string) func(done bool, now time.Time) any {
 	start := core.RFC3339(s.Now())
 	return func(done bool, now time.Time) any {
-		m := wire.OperationMetadata{Type: wire.OperationMetadataTypeURL, CreateTime: start, Target: target, Verb: verb, APIVersion: "v1"}
+		m := operationMetadata{Type: metadataTypeURL, CreateTime: start, Target: target, Verb: verb, APIVersion: "v1"}
 		if done {
 			m.EndTime = core.RFC3339(now)
 		}

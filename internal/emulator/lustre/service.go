@@ -1,7 +1,8 @@
 // Package lustre emulates the Managed Lustre v1 API (lustre.googleapis.com) under /lustre/v1/...: instances
-// (create, get, list, patch, delete) and their long-running operations. The JSON is that of the provider's
-// own client types (internal/gcp/lustre), the one definition of the wire format, so client and fake cannot
-// drift apart. Capacity, throughput, filesystem and instance-ID rules are the catalog's.
+// (create, get, list, patch, delete) and their long-running operations. The JSON is the REST reference's,
+// in the emulator's own types (wire.go): the emulator imports none of the provider's clients, so a field the
+// client misnames cannot be confirmed by a shared struct. Capacity, throughput, filesystem and instance-ID
+// rules are the catalog's.
 //
 // An instance needs private service access on its network: it takes a /24 from the connected ranges
 // (servicenetworking allocator), and its mountPoint is "IP@tcp:/FILESYSTEM". When the emulator has a data
@@ -14,13 +15,12 @@ import (
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/core"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/producer"
-	wire "github.com/hypercompute/terraform-provider-hypercompute/internal/gcp/lustre"
 )
 
 // Store kinds of this package.
 const (
 	// KindInstances holds the instances; key projects/{p}/locations/{zone}/instances/{id} (the resource
-	// name), value a lustre.Instance (internal/gcp/lustre) as JSON.
+	// name), value an Instance (wire.go) as JSON.
 	KindInstances = "lustre.instances"
 	// KindRequests remembers the operation each requestId started; key {project}/{requestId}, value the
 	// operation name (bookkeeping: "emulator." keeps it out of the default inventory). A retried call with the same requestId answers that operation instead of acting twice.
@@ -46,7 +46,7 @@ type Options struct {
 // Service is the Managed Lustre API bound to the emulator core.
 type Service struct {
 	*core.Server
-	instances producer.Instances[wire.Instance]
+	instances producer.Instances[Instance]
 	backings  *producer.Backings
 }
 
@@ -56,12 +56,12 @@ const ComponentName = "lustre"
 // Register mounts the Managed Lustre API on srv.
 func Register(srv *core.Server, opts Options) *Service {
 	s := &Service{Server: srv}
-	s.instances = producer.Instances[wire.Instance]{
-		Server: srv, Kind: KindInstances, Ready: wire.StateActive,
-		State:    func(i *wire.Instance) string { return i.State },
-		SetState: func(i *wire.Instance, st string) { i.State = st },
-		Clone:    func(i *wire.Instance) *wire.Instance { c := *i; return &c },
-		Response: func(i *wire.Instance) (any, error) { return wire.AnyJSON(wire.InstanceTypeURL, *i) },
+	s.instances = producer.Instances[Instance]{
+		Server: srv, Kind: KindInstances, Ready: stateActive,
+		State:    func(i *Instance) string { return i.State },
+		SetState: func(i *Instance, st string) { i.State = st },
+		Clone:    func(i *Instance) *Instance { c := *i; return &c },
+		Response: func(i *Instance) (any, error) { return core.Typed(instanceTypeURL, *i), nil },
 		Metadata: s.metadata,
 	}
 	s.Router.Handle("POST "+instances, "lustre.projects.locations.instances.create", core.Mutating, s.idempotent(s.createInstance))
@@ -70,7 +70,7 @@ func Register(srv *core.Server, opts Options) *Service {
 	s.Router.Handle("PATCH "+instance, "lustre.projects.locations.instances.patch", core.Mutating, s.idempotent(s.patchInstance))
 	s.Router.Handle("DELETE "+instance, "lustre.projects.locations.instances.delete", core.Mutating, s.idempotent(s.deleteInstance))
 	s.Router.Handle("GET "+prefix+"/operations/{operation}", "lustre.projects.locations.operations.get", core.Read, producer.GetOperation(srv))
-	s.Router.Handle("GET "+prefix+"/operations", "lustre.projects.locations.operations.list", core.Read, producer.ListOperations(srv, wire.OperationMetadataTypeURL))
+	s.Router.Handle("GET "+prefix+"/operations", "lustre.projects.locations.operations.list", core.Read, producer.ListOperations(srv, metadataTypeURL))
 	s.backings = producer.NewBackings(srv, KindInstances, ComponentName, "Lustre", instanceDir)
 	s.backings.Register(ComponentName, opts.DataDir, s)
 	return s
