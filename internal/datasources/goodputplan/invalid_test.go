@@ -42,6 +42,7 @@ func TestAccGoodputPlan_invalidInput(t *testing.T) {
 		{"async flag with a given cost", job + nodes + cost + "  async_checkpoints = true\n", `async_checkpoints: can only be set together with checkpoint_storage`},
 		{"local SSD on a machine without", "  machine_type = \"n2-standard-8\"\n  job_length_hours = 10\n  nodes = 2\n  node_mtbf_hours = 1000\n" +
 			"  checkpoint_storage = \"local-ssd\"\n  checkpoint_size_gib = 10\n", `checkpoint_storage: machine type n2-standard-8 has no bundled local SSD`},
+		{"free checkpoint without an interval", job + nodes + "  checkpoint_cost_seconds = 0\n", `checkpoint_interval_minutes: required when a checkpoint pauses training for no time`},
 		{"zero interval", job + nodes + cost + "  checkpoint_interval_minutes = 0\n", `checkpoint_interval_minutes: must be a positive number of minutes, got 0`},
 	}
 	for _, tc := range cases {

@@ -151,6 +151,10 @@ func check(m model) (spec, diag.Diagnostics, bool) {
 		p.Interval = minutes(f)
 	}
 
+	// A checkpoint that costs nothing has no optimal interval.
+	if !c.diags.HasError() && !c.unknown && p.CheckpointPause == 0 && p.Interval == 0 {
+		c.fail("checkpoint_interval_minutes", "required when a checkpoint pauses training for no time (checkpoint_cost_seconds = 0): Young/Daly has no optimum then")
+	}
 	// A checkpoint as long as the job leaves no time to train.
 	if jobKnown && !c.diags.HasError() && !c.unknown {
 		if ck := p.CheckpointPause + p.CheckpointPersist; ck >= p.JobLength {
