@@ -1,6 +1,7 @@
 package instances
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -60,7 +61,7 @@ var DefaultNoticeWindows = NoticeWindows{
 }
 
 // hostEvents keeps the notice windows and the timers of notices in flight (outside the store: a timer is not
-// state; a record whose timer is lost with a restart is finished by nothing, as a host event is lost with the host).
+// state; a notice loaded from a state file gets its timer again from its record).
 type hostEvents struct {
 	mu      sync.Mutex
 	windows NoticeWindows
@@ -72,6 +73,43 @@ func (s *Service) hostEventsInit() {
 	s.events = &hostEvents{windows: DefaultNoticeWindows, timers: map[string]*time.Timer{}}
 	s.hostEventRoutes()
 	s.OnClose(s.events.stop)
+	s.OnReset(func() { s.SetNoticeWindows(DefaultNoticeWindows) })
+	s.Store.Watch(s.rearmNotice)
+}
+
+// rearmNotice gives a notice that appears in the store without a timer (a state file loaded) the timer of the
+// step it is at: the host acts when the notice ends, or at once if that time has passed.
+func (s *Service) rearmNotice(c core.Change) {
+	if c.Kind != KindHostEvents || c.New == nil {
+		return
+	}
+	var ev HostEvent
+	if json.Unmarshal(c.New, &ev) != nil || s.events.armed(ev.ID) {
+		return
+	}
+	inst, ok := s.Instance(c.Key)
+	if !ok {
+		return
+	}
+	var then func(key, id string)
+	switch st := inst.GetStatus(); {
+	case ev.Preempted && st == statusStopping:
+		then = s.endPreemption
+	case ev.MaintenanceEvent == MaintenanceTerminate && st == statusRunning:
+		then = s.stopForMaintenance
+	case ev.MaintenanceEvent == MaintenanceTerminate && st == statusTerminated:
+		then = s.restartAfterMaintenance
+	case ev.MaintenanceEvent == MaintenanceMigrate:
+		then = s.migrate
+	default:
+		return
+	}
+	at, err := time.Parse(timestampLayout, ev.NoticeEnds)
+	if err != nil {
+		at = s.Now()
+	}
+	key, id := c.Key, ev.ID
+	s.events.after(id, max(at.Sub(s.Now()), 0), func() { then(key, id) })
 }
 
 // SetNoticeWindows replaces the notice windows (zero fields keep theirs).
@@ -116,6 +154,12 @@ func (e *hostEvents) after(id string, d time.Duration, fn func()) {
 			fn()
 		}
 	})
+}
+
+func (e *hostEvents) armed(id string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.timers[id] != nil
 }
 
 func (e *hostEvents) stop() {

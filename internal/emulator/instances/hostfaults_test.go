@@ -272,3 +272,46 @@ func TestPreemptionStopsOrDeletesSpotVMs(t *testing.T) {
 		t.Error("a restarted Spot VM still reads preempted=TRUE")
 	}
 }
+
+// A notice saved in a state file goes on where it stopped once loaded: the MIGRATE VM is migrated when its
+// notice ends, by the emulator that loaded it.
+func TestNoticeLoadedFromAStateFileCompletes(t *testing.T) {
+	saved := newEnv(t)
+	saved.mustInsert(vm("web", "e2-standard-2"))
+	if _, err := saved.svc.Maintenance(saved.key("web"), 300*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	host := saved.mustGet("web").GetResourceStatus().GetPhysicalHost()
+	data := saved.srv.Store.Export()
+	saved.srv.Close() // its timers die with it
+
+	e := newEnv(t)
+	e.srv.Store.Replace(data)
+	if m, _ := e.svc.HostNotice(e.key("web"), e.mustGet("web")); m != instances.MaintenanceMigrate {
+		t.Fatalf("loaded notice: %s", m)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		inst := e.mustGet("web")
+		if m, _ := e.svc.HostNotice(e.key("web"), inst); m == instances.MaintenanceNone {
+			if inst.GetResourceStatus().GetPhysicalHost() == host {
+				t.Error("the loaded notice ended without the migration")
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the loaded notice never ended")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A reset of the emulator restores Google's notice windows.
+func TestResetRestoresNoticeWindows(t *testing.T) {
+	e := newEnv(t)
+	e.svc.SetNoticeWindows(instances.NoticeWindows{Preemption: core.Duration(time.Second)})
+	e.srv.Reset()
+	if got := e.svc.NoticeWindowsNow(); got != instances.DefaultNoticeWindows {
+		t.Errorf("after reset: %+v", got)
+	}
+}
