@@ -315,3 +315,36 @@ func TestResetRestoresNoticeWindows(t *testing.T) {
 		t.Errorf("after reset: %+v", got)
 	}
 }
+
+// The official Go client's ReportHostAsFaulty and SimulateMaintenanceEvent reach the emulator's routes, as the
+// controller's auto-repair calls them.
+func TestHostEventCallsThroughTheGoClient(t *testing.T) {
+	e := newEnv(t)
+	e.svc.SetNoticeWindows(instances.NoticeWindows{MaintenanceGPU: core.Duration(time.Hour)})
+	e.mustInsert(gpuVM("gpu"))
+	before := e.mustGet("gpu").GetResourceStatus().GetPhysicalHost()
+	op, err := e.instances.ReportHostAsFaulty(e.ctx, &computepb.ReportHostAsFaultyInstanceRequest{Project: project, Zone: zone, Instance: "gpu",
+		InstancesReportHostAsFaultyRequestResource: &computepb.InstancesReportHostAsFaultyRequest{
+			DisruptionSchedule: proto.String("IMMEDIATE"),
+			FaultReasons:       []*computepb.InstancesReportHostAsFaultyRequestFaultReason{{Behavior: proto.String("PERFORMANCE"), Description: proto.String("dcgmi diag -r 2 failed")}},
+		}})
+	if err == nil {
+		err = op.Wait(e.ctx)
+	}
+	if err != nil {
+		t.Fatalf("ReportHostAsFaulty: %v", err)
+	}
+	if got := e.mustGet("gpu").GetResourceStatus().GetPhysicalHost(); got == before {
+		t.Errorf("the VM stayed on %s", got)
+	}
+	op, err = e.instances.SimulateMaintenanceEvent(e.ctx, &computepb.SimulateMaintenanceEventInstanceRequest{Project: project, Zone: zone, Instance: "gpu"})
+	if err == nil {
+		err = op.Wait(e.ctx)
+	}
+	if err != nil {
+		t.Fatalf("SimulateMaintenanceEvent: %v", err)
+	}
+	if m, _ := e.svc.HostNotice(e.key("gpu"), e.mustGet("gpu")); m != instances.MaintenanceTerminate {
+		t.Errorf("a GPU VM's maintenance notice reads %s", m)
+	}
+}
