@@ -114,4 +114,8 @@ type Script struct {
 	// NeedsBatchSignal: the job relies on a batch-only signal
 	// (B:USR1@N) that slurmrestd v0.0.38 refuses; submit with sbatch.
 	NeedsBatchSignal bool
+	// MakeDirs must exist before submission (the submitter creates them,
+	// mode 0755): Slurm opens --output in RunDir before the script runs,
+	// and a missing directory fails the job at once.
+	MakeDirs []string
 }
