@@ -121,63 +121,22 @@ func listBody(listKind, collection string, items []json.RawMessage, next string)
 	return body
 }
 
-// aggregated answers an aggregatedList: items keyed "zones/Z" / "regions/R" / "global", each holding the page's
-// resources of that scope under field, and an empty scope holding Compute's "no results" warning.
+// aggregated answers an aggregatedList (core.WriteAggregated).
 func (s *Service) aggregated(w http.ResponseWriter, r *http.Request, listKind, field string, recs []core.Record, scopes []string) {
-	items, next, err := core.Page(r, recs)
-	if err != nil {
-		fail(w, r, err)
-		return
-	}
-	byScope := map[string][]json.RawMessage{}
-	for _, it := range items {
-		var probe struct{ Zone, Region, SelfLink string }
-		_ = json.Unmarshal(it, &probe)
-		byScope[scopeOf(probe.SelfLink)] = append(byScope[scopeOf(probe.SelfLink)], it)
-	}
-	out := map[string]any{}
-	for _, sc := range scopes {
-		if l := byScope[sc]; len(l) > 0 {
-			out[sc] = map[string]any{field: l}
-		} else if r.URL.Query().Get("includeAllScopes") != "false" {
-			out[sc] = map[string]any{"warning": map[string]any{
-				"code": "NO_RESULTS_ON_PAGE", "message": "There are no results for scope '" + sc + "' on this page.",
-				"data": []any{map[string]string{"key": "scope", "value": sc}},
-			}}
-		}
-	}
-	for sc, l := range byScope {
-		if _, ok := out[sc]; !ok {
-			out[sc] = map[string]any{field: l}
-		}
-	}
-	project := r.PathValue("project")
-	body := map[string]any{"kind": listKind, "id": "projects/" + project + "/aggregated/" + field,
-		"items": out, "selfLink": core.SelfLink("projects/" + project + "/aggregated/" + field)}
-	if next != "" {
-		body["nextPageToken"] = next
-	}
-	core.WriteJSON(w, http.StatusOK, body)
+	core.WriteAggregated(w, r, listKind, field, recs, scopes)
 }
 
-// scopeOf returns "zones/Z", "regions/R" or "global" for a selfLink.
-func scopeOf(selfLink string) string {
-	parts := strings.Split(core.RelativePath(selfLink), "/")
-	if len(parts) >= 4 && (parts[2] == "zones" || parts[2] == "regions") {
-		return parts[2] + "/" + parts[3]
-	}
-	return "global"
-}
-
-func zoneScopes() []string {
+// ZoneScopes are the aggregatedList scopes of the catalog's zones ("zones/Z").
+func ZoneScopes() []string {
 	var out []string
-	for _, z := range catalog.Zones() {
-		out = append(out, "zones/"+z.Name)
+	for _, z := range catalog.ZoneNames() {
+		out = append(out, "zones/"+z)
 	}
 	return out
 }
 
-func regionScopes() []string {
+// RegionScopes are the aggregatedList scopes of the catalog's regions ("regions/R").
+func RegionScopes() []string {
 	var out []string
 	for _, r := range catalog.Regions() {
 		out = append(out, "regions/"+r)
@@ -185,23 +144,14 @@ func regionScopes() []string {
 	return out
 }
 
+func zoneScopes() []string   { return ZoneScopes() }
+func regionScopes() []string { return RegionScopes() }
+
 // answerOp writes an operation the way insert/delete/patch calls answer it.
 func answerOp(w http.ResponseWriter, op *computepb.Operation) { core.WriteJSON(w, http.StatusOK, op) }
 
-// resolveRef turns a reference to a resource of collection ("networks") given as a full URL, a partial path
-// ("projects/p/global/networks/n", "global/networks/n") or a bare name into its relative path, assuming the
-// caller's project and scope ("global", "regions/R", "zones/Z") for partial forms.
 func resolveRef(project, scope, collection, ref string) string {
-	rel := core.RelativePath(ref)
-	switch {
-	case strings.HasPrefix(rel, "projects/"):
-		return rel
-	case strings.HasPrefix(rel, "global/"), strings.HasPrefix(rel, "regions/"), strings.HasPrefix(rel, "zones/"):
-		return "projects/" + project + "/" + rel
-	case !strings.Contains(rel, "/"):
-		return fmt.Sprintf("projects/%s/%s/%s/%s", project, scope, collection, rel)
-	}
-	return rel
+	return core.ResolveRef(project, scope, collection, ref)
 }
 
 // lastSegment is the name at the end of a path or URL.
@@ -223,19 +173,16 @@ func (s *Service) opFor(r *http.Request, key, opType string, targetID uint64, ap
 
 // scopeParts splits a resource key into project, zone and region (one of zone/region empty, both for global).
 func scopeParts(key string) (project, zone, region string) {
-	parts := strings.Split(key, "/")
-	if len(parts) >= 2 {
+	if parts := strings.SplitN(key, "/", 3); len(parts) >= 2 {
 		project = parts[1]
 	}
-	if len(parts) >= 4 {
-		switch parts[2] {
-		case "zones":
-			zone = parts[3]
-		case "regions":
-			region = parts[3]
-		}
+	switch kind, name, _ := strings.Cut(core.ScopeOf(key), "/"); kind {
+	case "zones":
+		zone = name
+	case "regions":
+		region = name
 	}
-	return
+	return project, zone, region
 }
 
 // getNamed answers the resource at key; like Compute it also accepts the numeric id in place of the name.

@@ -155,12 +155,25 @@ func (o *Ops) StartCompute(r *http.Request, spec ComputeOp) *computepb.Operation
 	answer := proto.Clone(op).(*computepb.Operation)
 
 	_ = o.srv.Store.Put(KindComputeOperations, key, op)
+	o.schedule(key, spec.Manual, latency, fated, func(err error) { o.completeCompute(key, spec, err) }, func() {
+		if requestID != "" {
+			o.byRequest[spec.Project+"\x00"+requestID] = key
+		}
+	})
+	return answer
+}
+
+// schedule makes key a pending operation that completes (complete runs with the failure, if any) after latency,
+// at once when latency is zero, or only through Complete when manual; a fated failure (failOperations fault)
+// replaces a successful completion. underLock runs with the registry locked, for bookkeeping that must appear
+// with the operation. An operation started before a reset never completes into the new state.
+func (o *Ops) schedule(key string, manual bool, latency time.Duration, fated *OpError, complete func(error), underLock func()) {
 	o.mu.Lock()
 	gen := o.gen
-	if requestID != "" {
-		o.byRequest[spec.Project+"\x00"+requestID] = key
+	if underLock != nil {
+		underLock()
 	}
-	p := &pendingOp{done: make(chan struct{}), manual: spec.Manual}
+	p := &pendingOp{done: make(chan struct{}), manual: manual}
 	var once sync.Once
 	p.run = func(fail error) {
 		once.Do(func() {
@@ -169,26 +182,23 @@ func (o *Ops) StartCompute(r *http.Request, spec ComputeOp) *computepb.Operation
 			delete(o.pending, key)
 			o.mu.Unlock()
 			if !stale {
-				err := fail
-				if err == nil && fated != nil {
-					err = fated
+				if fail == nil && fated != nil {
+					fail = fated
 				}
-				o.completeCompute(key, spec, err)
+				complete(fail)
 			}
 			close(p.done)
 		})
 	}
 	o.pending[key] = p
 	o.mu.Unlock()
-
 	switch {
-	case spec.Manual:
+	case manual:
 	case latency <= 0:
 		p.run(nil)
 	default:
 		p.timer = time.AfterFunc(latency, func() { p.run(nil) })
 	}
-	return answer
 }
 
 func (o *Ops) latency(method string, override *time.Duration) time.Duration {
@@ -446,35 +456,7 @@ func (o *Ops) StartLRO(r *http.Request, spec LROSpec) *LRO {
 	fated := o.srv.Faults.TakeOperationFailure(method)
 	latency := o.latency(method, spec.Latency)
 
-	o.mu.Lock()
-	gen := o.gen
-	p := &pendingOp{done: make(chan struct{}), manual: spec.Manual}
-	var once sync.Once
-	p.run = func(fail error) {
-		once.Do(func() {
-			o.mu.Lock()
-			stale := o.gen != gen
-			delete(o.pending, name)
-			o.mu.Unlock()
-			if !stale {
-				err := fail
-				if err == nil && fated != nil {
-					err = fated
-				}
-				o.completeLRO(name, spec, err)
-			}
-			close(p.done)
-		})
-	}
-	o.pending[name] = p
-	o.mu.Unlock()
-	switch {
-	case spec.Manual:
-	case latency <= 0:
-		p.run(nil)
-	default:
-		p.timer = time.AfterFunc(latency, func() { p.run(nil) })
-	}
+	o.schedule(name, spec.Manual, latency, fated, func(err error) { o.completeLRO(name, spec, err) }, nil)
 	return &answer
 }
 

@@ -1,7 +1,6 @@
 package instances
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -157,84 +156,16 @@ func (s *Service) listRecords(w http.ResponseWriter, r *http.Request, listKind, 
 	core.WriteJSON(w, http.StatusOK, body)
 }
 
-// aggregated answers an aggregatedList: items keyed by scope ("zones/Z", "regions/R", "global"), each holding the
-// page's resources of that scope under field; scopes without results carry Compute's NO_RESULTS_ON_PAGE warning.
+// aggregated answers an aggregatedList (core.WriteAggregated).
 func (s *Service) aggregated(w http.ResponseWriter, r *http.Request, listKind, field string, recs []core.Record, scopes []string) {
-	items, next, err := core.Page(r, recs)
-	if err != nil {
-		fail(w, r, err)
-		return
-	}
-	byScope := map[string][]json.RawMessage{}
-	for _, it := range items {
-		var probe struct{ SelfLink string }
-		_ = json.Unmarshal(it, &probe)
-		sc := scopeOf(probe.SelfLink)
-		byScope[sc] = append(byScope[sc], it)
-	}
-	out := map[string]any{}
-	for _, sc := range scopes {
-		if l := byScope[sc]; len(l) > 0 {
-			out[sc] = map[string]any{field: l}
-		} else if r.URL.Query().Get("includeAllScopes") != "false" {
-			out[sc] = map[string]any{"warning": map[string]any{
-				"code": "NO_RESULTS_ON_PAGE", "message": "There are no results for scope '" + sc + "' on this page.",
-				"data": []any{map[string]string{"key": "scope", "value": sc}},
-			}}
-		}
-	}
-	for sc, l := range byScope {
-		if _, ok := out[sc]; !ok {
-			out[sc] = map[string]any{field: l}
-		}
-	}
-	project := r.PathValue("project")
-	body := map[string]any{"kind": listKind, "id": "projects/" + project + "/aggregated/" + field,
-		"items": out, "selfLink": core.SelfLink("projects/" + project + "/aggregated/" + field)}
-	if next != "" {
-		body["nextPageToken"] = next
-	}
-	core.WriteJSON(w, http.StatusOK, body)
+	core.WriteAggregated(w, r, listKind, field, recs, scopes)
 }
 
-// scopeOf returns "zones/Z", "regions/R" or "global" for a selfLink or key.
-func scopeOf(ref string) string {
-	parts := strings.Split(core.RelativePath(ref), "/")
-	if len(parts) >= 4 && (parts[2] == "zones" || parts[2] == "regions") {
-		return parts[2] + "/" + parts[3]
-	}
-	return "global"
-}
+func zoneScopes() []string   { return compute.ZoneScopes() }
+func regionScopes() []string { return compute.RegionScopes() }
 
-func zoneScopes() []string {
-	var out []string
-	for _, z := range catalog.ZoneNames() {
-		out = append(out, "zones/"+z)
-	}
-	return out
-}
-
-func regionScopes() []string {
-	var out []string
-	for _, r := range catalog.Regions() {
-		out = append(out, "regions/"+r)
-	}
-	return out
-}
-
-// resolveRef turns a reference to a resource of collection ("networks") given as a full URL, a partial path or a
-// bare name into its relative path, assuming the caller's project and scope ("global", "regions/R", "zones/Z").
 func resolveRef(project, scope, collection, ref string) string {
-	rel := core.RelativePath(ref)
-	switch {
-	case strings.HasPrefix(rel, "projects/"):
-		return rel
-	case strings.HasPrefix(rel, "global/"), strings.HasPrefix(rel, "regions/"), strings.HasPrefix(rel, "zones/"):
-		return "projects/" + project + "/" + rel
-	case !strings.Contains(rel, "/"):
-		return fmt.Sprintf("projects/%s/%s/%s/%s", project, scope, collection, rel)
-	}
-	return rel
+	return core.ResolveRef(project, scope, collection, ref)
 }
 
 // lastSegment is the name at the end of a path or URL.
