@@ -28,7 +28,7 @@ func testCPUJob(name, dir string, maxSteps int) Job {
 		Model: ModelTinyGPT, Size: "2m", Mode: ModePretrain, Profile: ProfileCPU,
 		Nodes: 2, TasksPerNode: 1, MaxSteps: maxSteps,
 		Hyperparameters: map[string]string{"micro_batch": "4", "seq_length": "16", "log_every": "1"},
-		Checkpoint:      Checkpoint{Dir: filepath.Join(dir, "ckpt"), IntervalSeconds: 1, KeepLast: 3},
+		Checkpoint:      Checkpoint{Dir: filepath.Join(dir, "ckpt"), IntervalSeconds: 4, KeepLast: 3},
 		RunDir:          filepath.Join(dir, "run"),
 		ExportPath:      filepath.Join(dir, "export"),
 		SignalLead:      30,

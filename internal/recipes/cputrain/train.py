@@ -436,6 +436,7 @@ def main():
             cost = time.time() - t0
             prog.update(last_checkpoint_step=at, last_checkpoint_time=now_iso(), checkpoint_cost_seconds=cost,
                         checkpoints=prog["checkpoints"] + 1)
+            prog["interval_seconds"] = interval()
             log("checkpoint ckpt-%d in %.3f s" % (at, cost))
         dist.barrier()
 
@@ -507,9 +508,7 @@ def main():
         if due:
             checkpoint(step)
             since_ckpt = time.time()
-            if rank == 0:
-                prog["interval_seconds"] = interval()
-                write_progress()
+            write_progress()
     if step < max_steps:
         stopped_by = Stop.requested or "a signal on another rank"
     checkpoint(step)

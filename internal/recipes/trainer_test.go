@@ -1,0 +1,170 @@
+package recipes
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runTrainer runs the embedded trainer as a single rank (no Slurm) on the
+// trainer config Render would write for j, and returns its output.
+func runTrainer(t *testing.T, j Job, wantExit int) string {
+	t.Helper()
+	r, err := Validate(j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hp, _ := ResolveHyperparameters(r, j.Hyperparameters)
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "train.py")
+	cfg := filepath.Join(dir, "recipe.json")
+	if err := os.WriteFile(prog, []byte(CPUTrainer()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte(marshalIndent(newTrainerConfig(j, r, hp))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ports, err := freePorts(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("/usr/bin/python3", prog, cfg)
+	cmd.Env = append(os.Environ(), "RANK=0", "WORLD_SIZE=1", "LOCAL_RANK=0", "MASTER_ADDR=127.0.0.1",
+		fmt.Sprintf("MASTER_PORT=%d", ports[0]), "SLURM_CPUS_ON_NODE=1")
+	out, err := cmd.CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	if code != wantExit {
+		t.Fatalf("trainer exited %d, want %d:\n%s", code, wantExit, out)
+	}
+	return string(out)
+}
+
+func singleRankJob(dir, mode string, steps int) Job {
+	j := testCPUJob("direct", dir, steps)
+	j.Mode, j.Nodes = mode, 1
+	j.Checkpoint.IntervalSeconds = 3600
+	return j
+}
+
+func progressOf(t *testing.T, j Job) Progress {
+	t.Helper()
+	p, ok := readProgress(t, j.RunDir)
+	if !ok {
+		t.Fatalf("no %s in %s", ProgressFile, j.RunDir)
+	}
+	return p
+}
+
+// TestTrainerCheckpoints runs the trainer directly: the auto interval is
+// Young/Daly from the measured cost, a torn checkpoint is never loaded, a
+// restart continues the step counter, and continued pretraining and SFT
+// start from resume_from's weights.
+func TestTrainerCheckpoints(t *testing.T) {
+	needTorch(t)
+	dir := t.TempDir()
+
+	pre := singleRankJob(dir, ModePretrain, 6)
+	pre.Checkpoint = Checkpoint{Dir: pre.Checkpoint.Dir, Auto: true, MTBFSeconds: 3600, KeepLast: 2}
+	runTrainer(t, pre, 0)
+	p := progressOf(t, pre)
+	if p.Step != 6 || p.LastCheckpointStep != 6 || p.CheckpointCostSecond <= 0 {
+		t.Fatalf("after the first run: %+v", p)
+	}
+	if want := math.Sqrt(2 * p.CheckpointCostSecond * 3600); math.Abs(p.IntervalSeconds-want) > 1e-6*want {
+		t.Errorf("auto interval %.4f s, want √(2·%.4f·3600) = %.4f", p.IntervalSeconds, p.CheckpointCostSecond, want)
+	}
+	// The first auto checkpoint comes after step 1 to measure the cost;
+	// keep_last=2 leaves that one and the final one.
+	if got := checkpointDirs(t, pre.Checkpoint.Dir); strings.Join(got, " ") != "ckpt-1 ckpt-6" {
+		t.Errorf("checkpoint directories %v, want ckpt-1 ckpt-6", got)
+	}
+
+	t.Run("torn checkpoint is never loaded", func(t *testing.T) {
+		torn := filepath.Join(pre.Checkpoint.Dir, "ckpt-50")
+		if err := os.MkdirAll(torn, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(torn, "state.pt"), []byte("half a file"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		leftover := filepath.Join(pre.Checkpoint.Dir, ".tmp-ckpt-7-999")
+		if err := os.MkdirAll(leftover, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		first := progressOf(t, pre).FirstLoss
+		more := pre
+		more.MaxSteps = 8
+		out := runTrainer(t, more, 0)
+		if !strings.Contains(out, "resumed from "+pre.Checkpoint.Dir+"/ckpt-6 at step 6") {
+			t.Fatalf("want a resume from ckpt-6, the newest complete checkpoint:\n%s", out)
+		}
+		p := progressOf(t, more)
+		if p.Step != 8 || p.Restarts != 1 || p.FirstLoss != first {
+			t.Errorf("after the restart: %+v", p)
+		}
+		if _, err := os.Stat(leftover); !os.IsNotExist(err) {
+			t.Errorf("the temporary directory of a dead writer was not removed: %v", err)
+		}
+	})
+
+	t.Run("continued pretraining starts from resume_from", func(t *testing.T) {
+		cont := singleRankJob(filepath.Join(dir, "cont"), ModeContinuedPretrain, 3)
+		cont.Checkpoint.ResumeFrom = pre.Checkpoint.Dir
+		out := runTrainer(t, cont, 0)
+		if !strings.Contains(out, "initialized from the weights of "+pre.Checkpoint.Dir+"/ckpt-8") {
+			t.Fatalf("want the weights of the newest complete checkpoint (ckpt-8):\n%s", out)
+		}
+		p := progressOf(t, cont)
+		if p.Step != 3 || p.Restarts != 0 {
+			t.Errorf("continued pretraining is a new run of its own steps: %+v", p)
+		}
+		// Trained weights predict bytes far better than the ln 256 ≈ 5.5
+		// of a fresh model.
+		if p.FirstLoss > 4.5 {
+			t.Errorf("first loss %.3f: the trained weights were not used", p.FirstLoss)
+		}
+	})
+
+	t.Run("sft", func(t *testing.T) {
+		sft := singleRankJob(filepath.Join(dir, "sft"), ModeSFT, 3)
+		sft.Checkpoint.ResumeFrom = filepath.Join(pre.Checkpoint.Dir, "ckpt-8")
+		out := runTrainer(t, sft, 0)
+		if !strings.Contains(out, "initialized from the weights of "+pre.Checkpoint.Dir+"/ckpt-8") {
+			t.Fatalf("want the weights of ckpt-8:\n%s", out)
+		}
+		if p := progressOf(t, sft); p.Step != 3 || !(p.LastLoss > 0) {
+			t.Errorf("sft: %+v", p)
+		}
+	})
+
+	t.Run("resume_from without a complete checkpoint fails", func(t *testing.T) {
+		bad := singleRankJob(filepath.Join(dir, "bad"), ModeContinuedPretrain, 2)
+		bad.Checkpoint.ResumeFrom = filepath.Join(pre.Checkpoint.Dir, "ckpt-50")
+		out := runTrainer(t, bad, 1)
+		if !strings.Contains(out, "holds no complete checkpoint") {
+			t.Errorf("want the torn checkpoint refused:\n%s", out)
+		}
+	})
+}
+
+func checkpointDirs(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	return out
+}
