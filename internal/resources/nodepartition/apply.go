@@ -10,10 +10,8 @@ import (
 	"time"
 
 	"cloud.google.com/go/compute/apiv1/computepb"
-	"google.golang.org/api/iterator"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp/bulk"
@@ -27,8 +25,8 @@ type applier struct {
 	poll time.Duration
 }
 
-// plan is what one reconcile found and decided, before it changes anything.
-type plan struct {
+// changeSet is what one reconcile found and decided, before it changes anything.
+type changeSet struct {
 	ci       *clusterInfo
 	props    *computepb.InstanceProperties
 	template string // template name
@@ -41,7 +39,7 @@ type plan struct {
 // prepare reads the cluster and the partition's VMs and settles everything the apply will do,
 // checking all of it before anything is created: the cluster accepts the partition, the network
 // has the GPU network set, the reservation and the quota cover the new static nodes.
-func (a *applier) prepare(ctx context.Context) (*plan, error) {
+func (a *applier) prepare(ctx context.Context) (*changeSet, error) {
 	d := a.d
 	ci, err := readCluster(ctx, a.cl, d.cluster)
 	if err != nil {
@@ -69,7 +67,7 @@ func (a *applier) prepare(ctx context.Context) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &plan{ci: ci, props: props, template: tmpl, part: d.partition(templatePath(d.project, tmpl))}
+	p := &changeSet{ci: ci, props: props, template: tmpl, part: d.partition(templatePath(d.project, tmpl))}
 	if err := cc.Validate(ci.cfg, ci.partitionsWith(d.name, &p.part)); err != nil {
 		return nil, fmt.Errorf("the cluster would not accept this partition: %w", err)
 	}
@@ -287,120 +285,4 @@ func (a *applier) relabel(ctx context.Context, inv inventory) error {
 		return nil
 	})
 	return errors.Join(errs...)
-}
-
-// pruneTemplates deletes the partition's templates other than keep (templates are immutable, so
-// every change made a new one). VMs created from a deleted template are not affected.
-func (a *applier) pruneTemplates(ctx context.Context, keep string) error {
-	names, err := listTemplates(ctx, a.cl, a.d.project, a.d.prefix)
-	if err != nil {
-		return err
-	}
-	var errs []error
-	for _, n := range names {
-		if n == keep {
-			continue
-		}
-		if err := deleteTemplate(ctx, a.cl, a.d.project, n); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
-}
-
-func listTemplates(ctx context.Context, cl *gcp.Clients, project, prefix string) ([]string, error) {
-	it := cl.InstanceTemplates.List(ctx, &computepb.ListInstanceTemplatesRequest{Project: project, Filter: proto.String(templateFilter(prefix))})
-	var out []string
-	for {
-		t, err := it.Next()
-		if err == iterator.Done {
-			return out, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("listing instance templates: %w", gcp.Classify(err))
-		}
-		out = append(out, t.GetName())
-	}
-}
-
-func deleteTemplate(ctx context.Context, cl *gcp.Clients, project, name string) error {
-	op, err := cl.InstanceTemplates.Delete(ctx, &computepb.DeleteInstanceTemplateRequest{Project: project, InstanceTemplate: name, RequestId: gcp.NewRequestIDPtr()})
-	if err == nil {
-		_, err = cl.WaitCompute(ctx, op)
-	}
-	if err = gcp.IgnoreNotFound(err); err != nil {
-		return fmt.Errorf("deleting instance template %s: %w", name, err)
-	}
-	return nil
-}
-
-// destroy removes the partition from Slurm first (so nothing new is scheduled on it), then deletes
-// its VMs, templates and placement policy. Every step skips what is already gone, so a destroy that
-// was interrupted finishes on the next run.
-func destroy(ctx context.Context, cl *gcp.Clients, ref clusterRef, name, project, zone string, poll time.Duration) error {
-	prefix := cc.NodeNamePrefix(ref.name, name)
-	ctl, err := ref.getController(ctx, cl)
-	switch {
-	case errors.Is(err, errNoCluster):
-	case err != nil:
-		return err
-	default:
-		if _, present := metadataItems(ctl)[cc.PartitionKey(name)]; present {
-			if _, err := setPartitionKey(ctx, cl, ref, ctl, cc.PartitionKey(name), nil); err != nil {
-				return err
-			}
-			// Slurm should let go of the nodes before their VMs go, but a controller that failed
-			// or stopped answering must not keep the VMs alive: after a bounded wait they are
-			// deleted anyway, and the controller drops the partition when it applies next.
-			w := appliedWait{cl: cl, ref: ref, what: "partition " + name + " removed", poll: poll}
-			wctx, cancel := context.WithTimeout(ctx, destroyWait)
-			err := w.untilApplied(wctx)
-			cancel()
-			if err != nil && ctx.Err() != nil {
-				return err
-			}
-		}
-	}
-	inv, err := listNodes(ctx, cl, project, zone, prefix)
-	if err != nil {
-		return err
-	}
-	if err := deleteNodes(ctx, cl, project, zone, inv.names()); err != nil {
-		return err
-	}
-	tmpls, err := listTemplates(ctx, cl, project, prefix)
-	if err != nil {
-		return err
-	}
-	var errs []error
-	for _, t := range tmpls {
-		if err := deleteTemplate(ctx, cl, project, t); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	region, _ := catalog.RegionOf(zone)
-	op, err := cl.ResourcePolicies.Delete(ctx, &computepb.DeleteResourcePolicyRequest{
-		Project: project, Region: region, ResourcePolicy: placementPolicyName(prefix), RequestId: gcp.NewRequestIDPtr(),
-	})
-	if err == nil {
-		_, err = cl.WaitCompute(ctx, op)
-	}
-	if err = gcp.IgnoreNotFound(err); err != nil {
-		errs = append(errs, fmt.Errorf("deleting placement policy %s: %w", placementPolicyName(prefix), err))
-	}
-	return errors.Join(errs...)
-}
-
-// destroyWait bounds how long a destroy waits for the controller to drop the partition.
-const destroyWait = 5 * time.Minute
-
-// regionOfLink reads the region of a regional self link (".../regions/R/subnetworks/S").
-func regionOfLink(link string) string {
-	parts := splitPath(link)
-	for i := 0; i+1 < len(parts); i++ {
-		if parts[i] == "regions" {
-			return parts[i+1]
-		}
-	}
-	return ""
 }

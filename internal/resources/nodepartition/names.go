@@ -96,3 +96,14 @@ func templatePath(project, name string) string {
 }
 
 func splitPath(s string) []string { return strings.Split(s, "/") }
+
+// regionOfLink reads the region of a regional self link (".../regions/R/subnetworks/S").
+func regionOfLink(link string) string {
+	parts := splitPath(link)
+	for i := 0; i+1 < len(parts); i++ {
+		if parts[i] == "regions" {
+			return parts[i+1]
+		}
+	}
+	return ""
+}

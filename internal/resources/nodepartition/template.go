@@ -2,9 +2,11 @@ package nodepartition
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"cloud.google.com/go/compute/apiv1/computepb"
+	"google.golang.org/api/iterator"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
@@ -170,3 +172,48 @@ func ensurePlacementPolicy(ctx context.Context, cl *gcp.Clients, d *desired) (st
 }
 
 const computeV1 = "https://www.googleapis.com/compute/v1/"
+
+// pruneTemplates deletes the partition's templates other than keep (templates are immutable, so
+// every change made a new one). VMs created from a deleted template are not affected.
+func (a *applier) pruneTemplates(ctx context.Context, keep string) error {
+	names, err := listTemplates(ctx, a.cl, a.d.project, a.d.prefix)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, n := range names {
+		if n == keep {
+			continue
+		}
+		if err := deleteTemplate(ctx, a.cl, a.d.project, n); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func listTemplates(ctx context.Context, cl *gcp.Clients, project, prefix string) ([]string, error) {
+	it := cl.InstanceTemplates.List(ctx, &computepb.ListInstanceTemplatesRequest{Project: project, Filter: proto.String(templateFilter(prefix))})
+	var out []string
+	for {
+		t, err := it.Next()
+		if err == iterator.Done {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("listing instance templates: %w", gcp.Classify(err))
+		}
+		out = append(out, t.GetName())
+	}
+}
+
+func deleteTemplate(ctx context.Context, cl *gcp.Clients, project, name string) error {
+	op, err := cl.InstanceTemplates.Delete(ctx, &computepb.DeleteInstanceTemplateRequest{Project: project, InstanceTemplate: name, RequestId: gcp.NewRequestIDPtr()})
+	if err == nil {
+		_, err = cl.WaitCompute(ctx, op)
+	}
+	if err = gcp.IgnoreNotFound(err); err != nil {
+		return fmt.Errorf("deleting instance template %s: %w", name, err)
+	}
+	return nil
+}

@@ -15,7 +15,7 @@ type applyResult struct {
 	mounts *clusterconfig.Mounts
 }
 
-// apply converges the cluster's VMs to the spec, the same way for create and update: the
+// apply converges the cluster's VMs to the desired cluster, the same way for create and update: the
 // controller is created or gets the new payload, login VMs are created, recreated (when
 // recreateLogins: their machine, disk or image changed), updated or deleted to match the count,
 // and then the apply waits until every VM reports ready and the controller reports the new
@@ -23,12 +23,12 @@ type applyResult struct {
 // by the next one.
 func (a *applier) apply(ctx context.Context, recreateLogins bool) (applyResult, error) {
 	var res applyResult
-	mounts, err := resolveMounts(ctx, a.c, a.s)
+	mounts, err := resolveMounts(ctx, a.c, a.d)
 	if err != nil {
 		return res, err
 	}
 	res.mounts = &mounts
-	cluster := a.s.cluster(mounts)
+	cluster := a.d.cluster(mounts)
 	if err := clusterconfig.ValidateCluster(cluster); err != nil {
 		return res, err
 	}
@@ -46,19 +46,19 @@ func (a *applier) apply(ctx context.Context, recreateLogins bool) (applyResult, 
 		}
 	}
 
-	ctlName := a.s.controllerName()
+	ctlName := a.d.controllerName()
 	ctl, err := a.findVM(ctx, ctlName)
 	var previous string
 	switch {
 	case tfutil.IsNotFound(err):
-		_, err = a.create(ctx, a.instance(ctlName, clusterconfig.RoleController, a.s.controller, ctlItems))
+		_, err = a.create(ctx, a.instance(ctlName, clusterconfig.RoleController, a.d.controller, ctlItems))
 	case err != nil:
 		err = fmt.Errorf("reading VM %s: %w", ctlName, err)
 	case !a.owned(ctl):
 		err = a.notOurs(ctl)
 	default:
 		previous = metadataMap(ctl.GetMetadata())[clusterconfig.ClusterKey]
-		_, err = a.update(ctx, ctl, ctlItems, a.s.vmLabels(clusterconfig.RoleController))
+		_, err = a.update(ctx, ctl, ctlItems, a.d.vmLabels(clusterconfig.RoleController))
 	}
 	if err != nil {
 		return res, err
@@ -99,21 +99,21 @@ func (a *applier) applyLogins(ctx context.Context, items map[string]string, recr
 	if err != nil {
 		return nil, err
 	}
-	labels := a.s.vmLabels(clusterconfig.RoleLogin)
+	labels := a.d.vmLabels(clusterconfig.RoleLogin)
 	var (
 		want []int
 		gone []string
 	)
-	for i := range a.s.loginCount {
+	for i := range a.d.loginCount {
 		want = append(want, i)
 	}
 	for _, i := range sortedIndexes(existing) {
-		if i >= a.s.loginCount {
+		if i >= a.d.loginCount {
 			gone = append(gone, existing[i].GetName())
 		}
 	}
 	err = parallel(want, func(i int) error {
-		name := a.s.loginName(i)
+		name := a.d.loginName(i)
 		cur := existing[i]
 		if cur != nil && recreate {
 			if err := a.remove(ctx, name); err != nil {
@@ -122,7 +122,7 @@ func (a *applier) applyLogins(ctx context.Context, items map[string]string, recr
 			cur = nil
 		}
 		if cur == nil {
-			_, err := a.create(ctx, a.instance(name, clusterconfig.RoleLogin, a.s.login, items))
+			_, err := a.create(ctx, a.instance(name, clusterconfig.RoleLogin, a.d.login, items))
 			return err
 		}
 		_, err := a.update(ctx, cur, items, maps.Clone(labels))
@@ -136,7 +136,7 @@ func (a *applier) applyLogins(ctx context.Context, items map[string]string, recr
 	}
 	var names []string
 	for _, i := range want {
-		names = append(names, a.s.loginName(i))
+		names = append(names, a.d.loginName(i))
 	}
 	return names, nil
 }
@@ -192,7 +192,7 @@ func (a *applier) destroy(ctx context.Context) error {
 	if err := parallel(names, func(n string) error { return a.remove(ctx, n) }); err != nil {
 		return err
 	}
-	ctl, err := a.findVM(ctx, a.s.controllerName())
+	ctl, err := a.findVM(ctx, a.d.controllerName())
 	if tfutil.IsNotFound(err) {
 		return nil
 	}

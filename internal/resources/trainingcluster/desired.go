@@ -24,16 +24,16 @@ const (
 	labelRole    = "hypercompute-role"
 )
 
-// spec is the cluster a plan asks for, in the terms of clusterconfig and Compute. It is built
+// desired is the cluster a plan asks for, in the terms of clusterconfig and Compute. It is built
 // without API calls; the mounts of Filestore and Lustre instances are resolved at apply.
-type spec struct {
+type desired struct {
 	name, project, zone, region string
 	// localRuntime: the provider talks to the local cloud, whose VMs are smaller hosts.
 	localRuntime bool
 	// network and subnet are self links.
 	network, subnet string
-	home            homeSpec
-	lustre          *lustreSpec
+	home            homeDesired
+	lustre          *lustreDesired
 	buckets         []clusterconfig.BucketMount
 	controller      clusterconfig.VMShape
 	login           clusterconfig.VMShape
@@ -50,7 +50,7 @@ type spec struct {
 	agent  clusterconfig.AgentRef
 }
 
-type homeSpec struct {
+type homeDesired struct {
 	filestore string // full instance name, or ""
 	server    string // from nfs_source
 	share     string
@@ -58,15 +58,15 @@ type homeSpec struct {
 	nconnect  int
 }
 
-type lustreSpec struct {
+type lustreDesired struct {
 	instance  string // full instance name, or ""
 	address   string // from mount_source
 	fsName    string
 	mountPath string
 }
 
-func (s *spec) controllerName() string { return clusterconfig.ControllerName(s.name) }
-func (s *spec) loginName(i int) string { return clusterconfig.LoginName(s.name, i) }
+func (s *desired) controllerName() string { return clusterconfig.ControllerName(s.name) }
+func (s *desired) loginName(i int) string { return clusterconfig.LoginName(s.name, i) }
 
 // clusterID is the resource's id.
 func clusterID(project, zone, name string) string {
@@ -74,7 +74,7 @@ func clusterID(project, zone, name string) string {
 }
 
 // vmLabels are the labels of one of the cluster's VMs.
-func (s *spec) vmLabels(role clusterconfig.Role) map[string]string {
+func (s *desired) vmLabels(role clusterconfig.Role) map[string]string {
 	out := maps.Clone(s.labels)
 	if out == nil {
 		out = map[string]string{}
@@ -153,10 +153,10 @@ func shapeFrom(ctx context.Context, machine, image types.String, disk types.Obje
 	return sh
 }
 
-// specFrom reads a fully known plan (or state). Plan-time checks have accepted every value.
-func specFrom(ctx context.Context, m *model) (*spec, diag.Diagnostics) {
+// toDesired reads a fully known plan (or state). Plan-time checks have accepted every value.
+func toDesired(ctx context.Context, m *model) (*desired, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	s := &spec{
+	s := &desired{
 		name: m.Name.ValueString(), project: m.Project.ValueString(), zone: m.Zone.ValueString(),
 		osLogin: m.OSLogin.ValueBool(), publicIPs: m.EnablePublicIPs.ValueBool(), shielded: m.ShieldedVM.ValueBool(),
 	}
@@ -178,7 +178,7 @@ func specFrom(ctx context.Context, m *model) (*spec, diag.Diagnostics) {
 		s.home.nconnect = int(h.NConnect.ValueInt64())
 	}
 	if l, ok := readObject[lustreModel](ctx, m.Lustre, &diags); ok {
-		ls := &lustreSpec{instance: l.Instance.ValueString(), mountPath: l.MountPath.ValueString()}
+		ls := &lustreDesired{instance: l.Instance.ValueString(), mountPath: l.MountPath.ValueString()}
 		if src := l.MountSource.ValueString(); src != "" {
 			ls.address, ls.fsName, _ = parseLustreSource(src)
 		}
@@ -248,8 +248,8 @@ func defaultSubnet(network, defaultProject, region string) (string, error) {
 	return tfutil.ComputeV1 + "projects/" + p + "/regions/" + region + "/subnetworks/" + n + "-subnet", nil
 }
 
-// cluster is the Cluster this spec renders, given its resolved mounts.
-func (s *spec) cluster(mounts clusterconfig.Mounts) clusterconfig.Cluster {
+// cluster is the Cluster this desired cluster renders, given its resolved mounts.
+func (s *desired) cluster(mounts clusterconfig.Mounts) clusterconfig.Cluster {
 	c := clusterconfig.Cluster{
 		Schema:       clusterconfig.SchemaVersion,
 		Name:         s.name,
@@ -275,7 +275,7 @@ func (s *spec) cluster(mounts clusterconfig.Mounts) clusterconfig.Cluster {
 
 // placeholderMounts stands in for the resolved mounts at plan time, so the whole cluster can be
 // checked before any API call: only the addresses are made up.
-func (s *spec) placeholderMounts() clusterconfig.Mounts {
+func (s *desired) placeholderMounts() clusterconfig.Mounts {
 	m := clusterconfig.Mounts{Home: clusterconfig.NFSMount{Server: "10.0.0.2", Share: "/home", Version: s.home.version, NConnect: s.home.nconnect}, Buckets: s.buckets}
 	if s.home.server != "" {
 		m.Home.Server, m.Home.Share = s.home.server, s.home.share

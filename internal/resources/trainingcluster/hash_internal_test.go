@@ -11,11 +11,11 @@ import (
 // it rendered from the cluster with the defaults filled in. They must agree, or every apply would
 // wait for a hash that never comes.
 func TestExpectedHashMatchesAgentRendering(t *testing.T) {
-	s := &spec{
+	s := &desired{
 		name: "hc", project: "p", zone: "us-central1-a", region: "us-central1",
 		network: "https://www.googleapis.com/compute/v1/projects/p/global/networks/n",
 		subnet:  "https://www.googleapis.com/compute/v1/projects/p/regions/us-central1/subnetworks/n-subnet",
-		home:    homeSpec{server: "10.0.0.2", share: "/home"}, loginCount: 1,
+		home:    homeDesired{server: "10.0.0.2", share: "/home"}, loginCount: 1,
 		slurm: clusterconfig.SlurmSettings{Prolog: "#!/bin/sh\ntrue\n", Extra: map[string]string{"MaxJobCount": "20000"}},
 		agent: clusterconfig.AgentRef{Version: "dev", URL: "/opt/agent", SHA256: strings.Repeat("ab", 32)},
 	}

@@ -29,12 +29,12 @@ type observed struct {
 // observe reads the controller, its report and config, and the login VMs.
 func (a *applier) observe(ctx context.Context) (observed, error) {
 	var o observed
-	ctl, err := a.findVM(ctx, a.s.controllerName())
+	ctl, err := a.findVM(ctx, a.d.controllerName())
 	if tfutil.IsNotFound(err) {
 		return o, nil
 	}
 	if err != nil {
-		return o, fmt.Errorf("reading VM %s: %w", a.s.controllerName(), err)
+		return o, fmt.Errorf("reading VM %s: %w", a.d.controllerName(), err)
 	}
 	if !a.owned(ctl) {
 		// A VM of the controller's name that is not this cluster's: the cluster is gone.

@@ -44,7 +44,7 @@ func NewResource() resource.Resource {
 	return &clusterResource{Base: tfutil.Base{TypeSuffix: "_training_cluster"}}
 }
 
-func (r *clusterResource) applier(s *spec) *applier { return &applier{c: r.Provider.Clients, s: s} }
+func (r *clusterResource) applier(s *desired) *applier { return &applier{c: r.Provider.Clients, d: s} }
 
 func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan model
@@ -54,7 +54,7 @@ func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest
 	}
 	ctx, cancel := tfutil.Deadline(ctx, plan.Timeouts.Create, defaultCreateTimeout, &resp.Diagnostics)
 	defer cancel()
-	s, diags := specFrom(ctx, &plan)
+	s, diags := toDesired(ctx, &plan)
 	if s != nil {
 		s.localRuntime = r.Provider.Emulated
 	}
@@ -99,12 +99,12 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 	}
 	ctx, cancel := tfutil.Deadline(ctx, plan.Timeouts.Update, defaultUpdateTimeout, &resp.Diagnostics)
 	defer cancel()
-	s, diags := specFrom(ctx, &plan)
+	s, diags := toDesired(ctx, &plan)
 	if s != nil {
 		s.localRuntime = r.Provider.Emulated
 	}
 	resp.Diagnostics.Append(diags...)
-	prior, diags := specFrom(ctx, &state)
+	prior, diags := toDesired(ctx, &state)
 	if prior != nil {
 		prior.localRuntime = r.Provider.Emulated
 	}
@@ -145,7 +145,7 @@ func (r *clusterResource) Read(ctx context.Context, req resource.ReadRequest, re
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	s := &spec{name: state.Name.ValueString(), project: state.Project.ValueString(), zone: state.Zone.ValueString()}
+	s := &desired{name: state.Name.ValueString(), project: state.Project.ValueString(), zone: state.Zone.ValueString()}
 	o, err := r.applier(s).observe(ctx)
 	if err != nil {
 		resp.Diagnostics.AddError("Unable to read "+what+" "+s.name, err.Error())
@@ -177,7 +177,7 @@ func (r *clusterResource) Delete(ctx context.Context, req resource.DeleteRequest
 	}
 	ctx, cancel := tfutil.Deadline(ctx, state.Timeouts.Delete, defaultDeleteTimeout, &resp.Diagnostics)
 	defer cancel()
-	s := &spec{name: state.Name.ValueString(), project: state.Project.ValueString(), zone: state.Zone.ValueString()}
+	s := &desired{name: state.Name.ValueString(), project: state.Project.ValueString(), zone: state.Zone.ValueString()}
 	if err := r.applier(s).destroy(ctx); err != nil {
 		resp.Diagnostics.AddError("Unable to delete "+what+" "+s.name, err.Error())
 	}

@@ -15,7 +15,7 @@ import (
 // them into the mounts every VM gets. It refuses storage the cluster's VMs could not reach — another
 // network, or an instance that is not ready — before any VM is created, naming the attribute.
 // (Plan time cannot tell: another resource's network is not visible to this one's plan.)
-func resolveMounts(ctx context.Context, c *gcp.Clients, s *spec) (clusterconfig.Mounts, error) {
+func resolveMounts(ctx context.Context, c *gcp.Clients, s *desired) (clusterconfig.Mounts, error) {
 	m := clusterconfig.Mounts{Buckets: s.buckets}
 	m.Home = clusterconfig.NFSMount{Server: s.home.server, Share: s.home.share, Version: s.home.version, NConnect: s.home.nconnect}
 	if s.home.filestore != "" {

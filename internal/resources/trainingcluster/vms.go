@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	compute "cloud.google.com/go/compute/apiv1"
 	"cloud.google.com/go/compute/apiv1/computepb"
@@ -22,10 +21,10 @@ import (
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
 
-// applier reconciles the cluster's VMs towards one spec.
+// applier reconciles the cluster's VMs towards one desired cluster.
 type applier struct {
 	c *gcp.Clients
-	s *spec
+	d *desired
 }
 
 func (a *applier) wait(ctx context.Context, op *compute.Operation, err error) error {
@@ -38,12 +37,12 @@ func (a *applier) wait(ctx context.Context, op *compute.Operation, err error) er
 
 // metadata renders the payload of a VM (clusterconfig.VMMetadata).
 func (a *applier) metadata(cluster clusterconfig.Cluster, role clusterconfig.Role) (map[string]string, error) {
-	return clusterconfig.VMMetadata(cluster, role, nil, a.s.osLogin)
+	return clusterconfig.VMMetadata(cluster, role, nil, a.d.osLogin)
 }
 
 // instance is the Compute instance of one of the cluster's VMs.
 func (a *applier) instance(name string, role clusterconfig.Role, shape clusterconfig.VMShape, items map[string]string) *computepb.Instance {
-	s := a.s
+	s := a.d
 	nic := &computepb.NetworkInterface{Network: proto.String(s.network), Subnetwork: proto.String(s.subnet)}
 	if s.publicIPs {
 		nic.AccessConfigs = []*computepb.AccessConfig{{Name: proto.String("External NAT"), Type: proto.String("ONE_TO_ONE_NAT")}}
@@ -79,18 +78,18 @@ func (a *applier) instance(name string, role clusterconfig.Role, shape clusterco
 func metadataMap(md *computepb.Metadata) map[string]string { return tfutil.MetadataMap(md) }
 
 func (a *applier) vm(name string) tfutil.VM {
-	return tfutil.VM{Project: a.s.project, Zone: a.s.zone, Name: name}
+	return tfutil.VM{Project: a.d.project, Zone: a.d.zone, Name: name}
 }
 
 // owned reports whether a VM is one of this cluster's: an existing VM of the same name that is not
 // is never adopted, changed or deleted.
 func (a *applier) owned(inst *computepb.Instance) bool {
-	return inst.GetLabels()[labelCluster] == a.s.name
+	return inst.GetLabels()[labelCluster] == a.d.name
 }
 
 func (a *applier) notOurs(inst *computepb.Instance) error {
 	return fmt.Errorf("a VM named %s already exists in %s and does not belong to cluster %s (its label %s is %q); delete or rename it, or choose another cluster name",
-		inst.GetName(), a.s.zone, a.s.name, labelCluster, inst.GetLabels()[labelCluster])
+		inst.GetName(), a.d.zone, a.d.name, labelCluster, inst.GetLabels()[labelCluster])
 }
 
 // create inserts a VM with a requestId, so a transport retry never creates it twice. A VM that
@@ -98,7 +97,7 @@ func (a *applier) notOurs(inst *computepb.Instance) error {
 // adopted and brought to the desired payload.
 func (a *applier) create(ctx context.Context, inst *computepb.Instance) (*computepb.Instance, error) {
 	op, err := a.c.Instances.Insert(ctx, &computepb.InsertInstanceRequest{
-		Project: a.s.project, Zone: a.s.zone, InstanceResource: inst, RequestId: gcp.NewRequestIDPtr(),
+		Project: a.d.project, Zone: a.d.zone, InstanceResource: inst, RequestId: gcp.NewRequestIDPtr(),
 	})
 	err = a.wait(ctx, op, err)
 	if err != nil && !gcp.IsAlreadyExists(err) {
@@ -142,7 +141,7 @@ func (a *applier) setLabels(ctx context.Context, vm string, labels map[string]st
 			return fmt.Errorf("reading VM %s: %w", vm, err)
 		}
 		op, err := a.c.Instances.SetLabels(ctx, &computepb.SetLabelsInstanceRequest{
-			Project: a.s.project, Zone: a.s.zone, Instance: vm, RequestId: gcp.NewRequestIDPtr(),
+			Project: a.d.project, Zone: a.d.zone, Instance: vm, RequestId: gcp.NewRequestIDPtr(),
 			InstancesSetLabelsRequestResource: &computepb.InstancesSetLabelsRequest{LabelFingerprint: cur.LabelFingerprint, Labels: labels},
 		})
 		err = a.wait(ctx, op, err)
@@ -157,7 +156,7 @@ func (a *applier) setLabels(ctx context.Context, vm string, labels map[string]st
 
 // remove deletes a VM of the cluster; one already gone is fine.
 func (a *applier) remove(ctx context.Context, vm string) error {
-	op, err := a.c.Instances.Delete(ctx, &computepb.DeleteInstanceRequest{Project: a.s.project, Zone: a.s.zone, Instance: vm, RequestId: gcp.NewRequestIDPtr()})
+	op, err := a.c.Instances.Delete(ctx, &computepb.DeleteInstanceRequest{Project: a.d.project, Zone: a.d.zone, Instance: vm, RequestId: gcp.NewRequestIDPtr()})
 	if err = gcp.IgnoreNotFound(a.wait(ctx, op, err)); err != nil {
 		return fmt.Errorf("deleting VM %s: %w", vm, err)
 	}
@@ -168,8 +167,8 @@ func (a *applier) remove(ctx context.Context, vm string) error {
 // MaxLoginNodes, or without the cluster's label, are not the cluster's.
 func (a *applier) logins(ctx context.Context) (map[int]*computepb.Instance, error) {
 	it := a.c.Instances.List(ctx, &computepb.ListInstancesRequest{
-		Project: a.s.project, Zone: a.s.zone,
-		Filter: proto.String(fmt.Sprintf("(labels.%s = %q) AND (labels.%s = %q)", labelCluster, a.s.name, labelRole, clusterconfig.RoleLogin)),
+		Project: a.d.project, Zone: a.d.zone,
+		Filter: proto.String(fmt.Sprintf("(labels.%s = %q) AND (labels.%s = %q)", labelCluster, a.d.name, labelRole, clusterconfig.RoleLogin)),
 	})
 	out := map[int]*computepb.Instance{}
 	for {
@@ -178,9 +177,9 @@ func (a *applier) logins(ctx context.Context) (map[int]*computepb.Instance, erro
 			return out, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("listing the login VMs of cluster %s: %w", a.s.name, gcp.Classify(err))
+			return nil, fmt.Errorf("listing the login VMs of cluster %s: %w", a.d.name, gcp.Classify(err))
 		}
-		if i, ok := loginIndex(a.s.name, inst.GetName()); ok && a.owned(inst) {
+		if i, ok := loginIndex(a.d.name, inst.GetName()); ok && a.owned(inst) {
 			out[i] = inst
 		}
 	}
@@ -224,17 +223,6 @@ func parallel[T any](items []T, f func(T) error) error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 func internalIP(inst *computepb.Instance) string {

@@ -83,7 +83,7 @@ func (a *applier) waitReady(ctx context.Context, vm string, expect expectFunc) e
 		what += " with config-hash " + tfutil.ShortHash(want)
 	}
 	return fmt.Errorf("timed out after %s waiting for VM %s to report %s; last seen: %s. The VM's serial console tells more: gcloud compute instances get-serial-port-output %s --zone %s",
-		time.Since(start).Round(time.Second), vm, what, last, vm, a.s.zone)
+		time.Since(start).Round(time.Second), vm, what, last, vm, a.d.zone)
 }
 
 func isTransient(err error) bool {

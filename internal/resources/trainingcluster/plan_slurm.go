@@ -1,0 +1,75 @@
+package trainingcluster
+
+import (
+	"context"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
+)
+
+func (p *planner) planSlurm() {
+	ctx := context.Background()
+	s := slurmModel{
+		SchedulerParameters: types.ListNull(types.StringType), Extra: types.MapNull(types.StringType),
+	}
+	if known(p.plan.Slurm) {
+		p.diags.Append(p.plan.Slurm.As(ctx, &s, tfutil.ObjectOpts)...)
+	}
+	if known(s.Extra) && fullyKnown(s.Extra) {
+		if err := clusterconfig.ValidateExtraSlurmSettings(stringMap(ctx, s.Extra, p.diags)); err != nil {
+			p.invalid("slurm.extra", "%v", err)
+		}
+	}
+	for _, sc := range []struct {
+		attr string
+		v    types.String
+	}{{"slurm.prolog", s.Prolog}, {"slurm.epilog", s.Epilog}} {
+		if known(sc.v) && !strings.HasPrefix(sc.v.ValueString(), "#!") {
+			p.invalid(sc.attr, "the script must start with an interpreter line such as #!/bin/bash: slurmd executes it directly")
+		}
+	}
+	if known(s.SchedulerParameters) {
+		for _, item := range stringList(ctx, s.SchedulerParameters, p.diags) {
+			if item == "" || strings.ContainsAny(item, ", \t\n\r#\"") {
+				p.invalid("slurm.scheduler_parameters", "%q is invalid: give one option per entry, without spaces, commas, quotes or \"#\"", item)
+			}
+		}
+	}
+	if known(p.plan.Name) {
+		s.ClusterName = p.plan.Name
+	} else {
+		s.ClusterName = types.StringUnknown()
+	}
+	var d diag.Diagnostics
+	p.plan.Slurm, d = types.ObjectValueFrom(ctx, slurmAttrTypes, s)
+	p.diags.Append(d...)
+}
+
+// checkpointing reports whether a bucket is mounted for checkpoints (written by jobs).
+func (p *planner) checkpointing(ctx context.Context) (bool, bool) {
+	if p.plan.Buckets.IsUnknown() {
+		return false, false
+	}
+	if p.plan.Buckets.IsNull() {
+		return false, true
+	}
+	for _, e := range p.plan.Buckets.Elements() {
+		o, ok := e.(types.Object)
+		if !ok || o.IsUnknown() {
+			return false, false
+		}
+		var b bucketModel
+		p.diags.Append(o.As(ctx, &b, tfutil.ObjectOpts)...)
+		if b.Profile.IsUnknown() {
+			return false, false
+		}
+		if b.Profile.ValueString() == clusterconfig.BucketProfileCheckpointing {
+			return true, true
+		}
+	}
+	return false, true
+}
