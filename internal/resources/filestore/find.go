@@ -13,8 +13,3 @@ func (r *filestoreResource) find(ctx context.Context, name string) (*filestorepb
 	inst, err := r.Provider.Clients.Filestore.GetInstance(ctx, &filestorepb.GetInstanceRequest{Name: name})
 	return tfutil.Lookup("Filestore instance", name, inst, err)
 }
-
-// finder binds find to one instance, for the waits.
-func (r *filestoreResource) finder(name string) func(context.Context) (*filestorepb.Instance, error) {
-	return func(ctx context.Context) (*filestorepb.Instance, error) { return r.find(ctx, name) }
-}

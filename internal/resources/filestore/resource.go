@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"strings"
 	"time"
 
 	"cloud.google.com/go/filestore/apiv1/filestorepb"
@@ -14,7 +13,6 @@ import (
 	"google.golang.org/protobuf/types/known/fieldmaskpb"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
-	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
 
@@ -43,32 +41,35 @@ func NewResource() resource.Resource {
 	return &filestoreResource{Base: tfutil.Base{TypeSuffix: "_filestore"}}
 }
 
-func (r *filestoreResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan model
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
+// crud is the resource's Create, Read, Update and Delete: the storage lifecycle it shares with
+// Managed Lustre, over Filestore's calls.
+func (r *filestoreResource) crud() tfutil.StorageResource[model, *desired, *filestorepb.Instance] {
+	return tfutil.StorageResource[model, *desired, *filestorepb.Instance]{
+		Storage: r.storage(),
+		Fields: func(m *model) tfutil.StorageFields {
+			return tfutil.StorageFields{ID: m.ID.ValueString(), Protected: m.DeletionProtection.ValueBool(), Timeouts: m.Timeouts}
+		},
+		ToDesired: toDesired,
+		Names:     func(d *desired) (string, string) { return d.name, d.fullName() },
+		Insert:    r.create, Patch: r.patch, Remove: r.remove, Flatten: r.flatten,
+		CreateTimeout: defaultCreateTimeout, UpdateTimeout: defaultUpdateTimeout, DeleteTimeout: defaultDeleteTimeout,
 	}
-	ctx, cancel := tfutil.Deadline(ctx, plan.Timeouts.Create, defaultCreateTimeout, &resp.Diagnostics)
-	defer cancel()
-	d, diags := toDesired(ctx, &plan)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
+}
 
-	inst, err := r.create(ctx, d)
-	if err != nil {
-		resp.Diagnostics.AddError("Unable to create "+what+" "+d.name, err.Error())
-		// Record an instance the failed create left behind, so it is tracked (Terraform taints it)
-		// rather than orphaned; a failed create the API rolled back leaves nothing to record.
-		var ok bool
-		if inst, ok = tfutil.LeftBehind(ctx, d.fullName(), r.find); !ok {
-			return
-		}
-	}
-	resp.Diagnostics.Append(r.flatten(ctx, inst, &plan)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+func (r *filestoreResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	r.crud().Create(ctx, req, resp)
+}
+
+func (r *filestoreResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	r.crud().Read(ctx, req, resp)
+}
+
+func (r *filestoreResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	r.crud().Update(ctx, req, resp)
+}
+
+func (r *filestoreResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	r.crud().Delete(ctx, req, resp)
 }
 
 // create starts the create and waits for it. The REST client sends no request ID, so when the
@@ -77,76 +78,46 @@ func (r *filestoreResource) Create(ctx context.Context, req resource.CreateReque
 func (r *filestoreResource) create(ctx context.Context, d *desired) (*filestorepb.Instance, error) {
 	c := r.Provider.Clients
 	op, err := c.Filestore.CreateInstance(ctx, &filestorepb.CreateInstanceRequest{Parent: d.parent(), InstanceId: d.name, Instance: d.inst})
-	if err == nil {
+	return r.storage().Create(ctx, d.fullName(), err, func() (*filestorepb.Instance, error) {
 		return c.WaitFilestoreInstance(ctx, op.Name())
-	}
-	name := d.fullName()
-	return tfutil.AdoptExisting(ctx, err, what, name, r.finder(name), d.mismatch, func(ctx context.Context) (*filestorepb.Instance, error) {
-		return tfutil.WaitCreated(ctx, what+" "+name, r.finder(name), func(got *filestorepb.Instance) (bool, error) {
+	}, d.mismatch)
+}
+
+// storage is the lifecycle Filestore shares with Managed Lustre.
+func (r *filestoreResource) storage() tfutil.Storage[*filestorepb.Instance] {
+	return tfutil.Storage[*filestorepb.Instance]{
+		What: what, Find: r.find,
+		Ready: func(got *filestorepb.Instance) (bool, error) {
 			switch got.GetState() {
 			case filestorepb.Instance_READY:
 				return true, nil
 			case filestorepb.Instance_ERROR:
-				return false, fmt.Errorf("%s %s is in state ERROR: %s", what, name, got.GetStatusMessage())
+				return false, fmt.Errorf("%s %s is in state ERROR: %s", what, got.GetName(), got.GetStatusMessage())
 			}
 			return false, nil
-		})
-	})
+		},
+		Deleting: func(cur *filestorepb.Instance) bool { return cur.GetState() == filestorepb.Instance_DELETING },
+	}
 }
 
-func (r *filestoreResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state model
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
+// patch applies in place what differs: capacity, labels, description, deletion protection.
+func (r *filestoreResource) patch(ctx context.Context, name string, cur *filestorepb.Instance, want *desired) (*filestorepb.Instance, []string, error) {
+	mask := updateMask(cur, want.inst)
+	if len(mask) == 0 {
+		return cur, nil, nil
 	}
-	inst, err := r.find(ctx, state.ID.ValueString())
-	if !tfutil.Found(ctx, err, what+" "+state.ID.ValueString(), resp) {
-		return
+	patch := &filestorepb.Instance{
+		Name: name, Description: want.inst.Description, Labels: want.inst.Labels,
+		FileShares:                []*filestorepb.FileShareConfig{{Name: cur.GetFileShares()[0].GetName(), CapacityGb: want.inst.FileShares[0].CapacityGb}},
+		DeletionProtectionEnabled: want.inst.DeletionProtectionEnabled,
+		DeletionProtectionReason:  want.inst.DeletionProtectionReason,
 	}
-	resp.Diagnostics.Append(r.flatten(ctx, inst, &state)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-}
-
-func (r *filestoreResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, state model
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := tfutil.Deadline(ctx, plan.Timeouts.Update, defaultUpdateTimeout, &resp.Diagnostics)
-	defer cancel()
-	want, diags := toDesired(ctx, &plan)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	name := state.ID.ValueString()
-	cur, err := r.find(ctx, name)
+	op, err := r.Provider.Clients.Filestore.UpdateInstance(ctx, &filestorepb.UpdateInstanceRequest{Instance: patch, UpdateMask: &fieldmaskpb.FieldMask{Paths: mask}})
 	if err != nil {
-		resp.Diagnostics.AddError("Unable to read "+what+" "+name, err.Error())
-		return
+		return nil, mask, err
 	}
-	inst := cur
-	if mask := updateMask(cur, want.inst); len(mask) > 0 {
-		patch := &filestorepb.Instance{
-			Name: name, Description: want.inst.Description, Labels: want.inst.Labels,
-			FileShares:                []*filestorepb.FileShareConfig{{Name: cur.GetFileShares()[0].GetName(), CapacityGb: want.inst.FileShares[0].CapacityGb}},
-			DeletionProtectionEnabled: want.inst.DeletionProtectionEnabled,
-			DeletionProtectionReason:  want.inst.DeletionProtectionReason,
-		}
-		op, err := r.Provider.Clients.Filestore.UpdateInstance(ctx, &filestorepb.UpdateInstanceRequest{Instance: patch, UpdateMask: &fieldmaskpb.FieldMask{Paths: mask}})
-		if err == nil {
-			inst, err = r.Provider.Clients.WaitFilestoreInstance(ctx, op.Name())
-		}
-		if err != nil {
-			resp.Diagnostics.AddError("Unable to update "+what+" "+name, fmt.Sprintf("updating %s: %v", strings.Join(mask, ", "), gcp.Classify(err)))
-			return
-		}
-	}
-	resp.Diagnostics.Append(r.flatten(ctx, inst, &plan)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	inst, err := r.Provider.Clients.WaitFilestoreInstance(ctx, op.Name())
+	return inst, mask, err
 }
 
 // updateMask lists the fields that differ between the instance and what is wanted, in the API's
@@ -171,31 +142,12 @@ func updateMask(cur, want *filestorepb.Instance) []string {
 	return mask
 }
 
-func (r *filestoreResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state model
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	name := state.ID.ValueString()
-	if state.DeletionProtection.ValueBool() {
-		tfutil.RefuseProtectedDelete(&resp.Diagnostics, what, name)
-		return
-	}
-	ctx, cancel := tfutil.Deadline(ctx, state.Timeouts.Delete, defaultDeleteTimeout, &resp.Diagnostics)
-	defer cancel()
-	// A resent delete whose first answer was lost finds the instance DELETING or gone; both end in
-	// waiting for it to be gone.
-	err := tfutil.DeleteAndWait(ctx, func(ctx context.Context) error {
-		op, err := r.Provider.Clients.Filestore.DeleteInstance(ctx, &filestorepb.DeleteInstanceRequest{Name: name})
-		if err == nil {
-			err = r.Provider.Clients.WaitFilestoreOp(ctx, op.Name(), nil)
-		}
-		return err
-	}, r.finder(name), func(cur *filestorepb.Instance) bool { return cur.GetState() == filestorepb.Instance_DELETING })
+func (r *filestoreResource) remove(ctx context.Context, name string) error {
+	op, err := r.Provider.Clients.Filestore.DeleteInstance(ctx, &filestorepb.DeleteInstanceRequest{Name: name})
 	if err != nil {
-		resp.Diagnostics.AddError("Unable to delete "+what+" "+name, err.Error())
+		return err
 	}
+	return r.Provider.Clients.WaitFilestoreOp(ctx, op.Name(), nil)
 }
 
 // ImportState accepts projects/{project}/locations/{location}/instances/{name},

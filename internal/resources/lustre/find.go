@@ -13,8 +13,3 @@ func (r *lustreResource) find(ctx context.Context, name string) (*wire.Instance,
 	inst, err := r.Provider.Clients.Lustre.GetInstance(ctx, name)
 	return tfutil.Lookup("Managed Lustre instance", name, inst, err)
 }
-
-// finder binds find to one instance, for the waits.
-func (r *lustreResource) finder(name string) func(context.Context) (*wire.Instance, error) {
-	return func(ctx context.Context) (*wire.Instance, error) { return r.find(ctx, name) }
-}

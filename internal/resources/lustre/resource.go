@@ -4,16 +4,13 @@ package lustre
 
 import (
 	"context"
-	"fmt"
 	"maps"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
-	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
 	wire "github.com/hypercompute/terraform-provider-hypercompute/internal/gcp/lustre"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
@@ -43,31 +40,36 @@ func NewResource() resource.Resource {
 	return &lustreResource{Base: tfutil.Base{TypeSuffix: "_lustre"}}
 }
 
+// crud is the resource's Create, Read, Update and Delete: the storage lifecycle it shares with
+// Filestore, over Managed Lustre's calls.
+func (r *lustreResource) crud() tfutil.StorageResource[model, *desired, *wire.Instance] {
+	return tfutil.StorageResource[model, *desired, *wire.Instance]{
+		Storage: r.storage(),
+		// The API itself has no deletion protection; the provider is all that refuses.
+		Fields: func(m *model) tfutil.StorageFields {
+			return tfutil.StorageFields{ID: m.ID.ValueString(), Protected: m.DeletionProtection.ValueBool(), Timeouts: m.Timeouts}
+		},
+		ToDesired: toDesired,
+		Names:     func(d *desired) (string, string) { return d.name, d.fullName() },
+		Insert:    r.create, Patch: r.patch, Remove: r.remove, Flatten: r.flatten,
+		CreateTimeout: defaultCreateTimeout, UpdateTimeout: defaultUpdateTimeout, DeleteTimeout: defaultDeleteTimeout,
+	}
+}
+
 func (r *lustreResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan model
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := tfutil.Deadline(ctx, plan.Timeouts.Create, defaultCreateTimeout, &resp.Diagnostics)
-	defer cancel()
-	d, diags := toDesired(ctx, &plan)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	inst, err := r.create(ctx, d)
-	if err != nil {
-		resp.Diagnostics.AddError("Unable to create "+what+" "+d.name, err.Error())
-		// Record an instance the failed create left behind so it is tracked (Terraform taints it)
-		// rather than orphaned; a failed create the API rolled back leaves nothing to record.
-		var ok bool
-		if inst, ok = tfutil.LeftBehind(ctx, d.fullName(), r.find); !ok {
-			return
-		}
-	}
-	resp.Diagnostics.Append(r.flatten(ctx, inst, &plan)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	r.crud().Create(ctx, req, resp)
+}
+
+func (r *lustreResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	r.crud().Read(ctx, req, resp)
+}
+
+func (r *lustreResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	r.crud().Update(ctx, req, resp)
+}
+
+func (r *lustreResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	r.crud().Delete(ctx, req, resp)
 }
 
 // create starts the create and waits for it. The client sends a request ID, so a resent create
@@ -76,15 +78,18 @@ func (r *lustreResource) Create(ctx context.Context, req resource.CreateRequest,
 // plan asks for.
 func (r *lustreResource) create(ctx context.Context, d *desired) (*wire.Instance, error) {
 	op, err := r.Provider.Clients.Lustre.CreateInstance(ctx, d.parent(), d.name, d.inst)
-	if err == nil {
+	return r.storage().Create(ctx, d.fullName(), err, func() (*wire.Instance, error) {
 		return r.waitInstance(ctx, op, d.fullName())
+	}, d.mismatch)
+}
+
+// storage is the lifecycle Managed Lustre shares with Filestore.
+func (r *lustreResource) storage() tfutil.Storage[*wire.Instance] {
+	return tfutil.Storage[*wire.Instance]{
+		What: what, Find: r.find,
+		Ready:    func(got *wire.Instance) (bool, error) { return got.State == wire.StateActive, nil },
+		Deleting: func(cur *wire.Instance) bool { return cur.State == wire.StateDeleting },
 	}
-	name := d.fullName()
-	return tfutil.AdoptExisting(ctx, err, what, name, r.finder(name), d.mismatch, func(ctx context.Context) (*wire.Instance, error) {
-		return tfutil.WaitCreated(ctx, what+" "+name, r.finder(name), func(got *wire.Instance) (bool, error) {
-			return got.State == wire.StateActive, nil
-		})
-	})
 }
 
 // waitInstance waits for a create or update operation and returns the instance it produced.
@@ -99,57 +104,24 @@ func (r *lustreResource) waitInstance(ctx context.Context, op *wire.Operation, n
 	return inst, nil
 }
 
-func (r *lustreResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state model
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
+// patch applies in place what differs: capacity, labels, description. deletion_protection lives
+// only in state; everything else that may change is one PATCH.
+func (r *lustreResource) patch(ctx context.Context, name string, cur *wire.Instance, want *desired) (*wire.Instance, []string, error) {
+	mask := updateMask(cur, want.inst)
+	if len(mask) == 0 {
+		return cur, nil, nil
 	}
-	inst, err := r.find(ctx, state.ID.ValueString())
-	if !tfutil.Found(ctx, err, what+" "+state.ID.ValueString(), resp) {
-		return
-	}
-	resp.Diagnostics.Append(r.flatten(ctx, inst, &state)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-}
-
-func (r *lustreResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, state model
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := tfutil.Deadline(ctx, plan.Timeouts.Update, defaultUpdateTimeout, &resp.Diagnostics)
-	defer cancel()
-	want, diags := toDesired(ctx, &plan)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	name := state.ID.ValueString()
-	cur, err := r.find(ctx, name)
+	patch := &wire.Instance{Name: name, CapacityGib: want.inst.CapacityGib, Description: want.inst.Description, Labels: want.inst.Labels}
+	op, err := r.Provider.Clients.Lustre.PatchInstance(ctx, patch, mask)
 	if err != nil {
-		resp.Diagnostics.AddError("Unable to read "+what+" "+name, err.Error())
-		return
+		return nil, mask, err
 	}
-	inst := cur
-	// deletion_protection lives only in state; everything else that may change is one PATCH.
-	if mask := updateMask(cur, want.inst); len(mask) > 0 {
-		patch := &wire.Instance{Name: name, CapacityGib: want.inst.CapacityGib, Description: want.inst.Description, Labels: want.inst.Labels}
-		op, err := r.Provider.Clients.Lustre.PatchInstance(ctx, patch, mask)
-		if err == nil {
-			inst, err = r.waitInstance(ctx, op, name)
-		}
-		if err != nil {
-			resp.Diagnostics.AddError("Unable to update "+what+" "+name, fmt.Sprintf("updating %s: %v", strings.Join(mask, ", "), gcp.Classify(err)))
-			return
-		}
-	}
-	resp.Diagnostics.Append(r.flatten(ctx, inst, &plan)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	inst, err := r.waitInstance(ctx, op, name)
+	return inst, mask, err
 }
 
+// updateMask lists the fields that differ, in the API's update_mask paths; everything else about
+// an instance is immutable (and refused at plan time).
 func updateMask(cur, want *wire.Instance) []string {
 	var mask []string
 	if cur.CapacityGib != want.CapacityGib {
@@ -164,31 +136,13 @@ func updateMask(cur, want *wire.Instance) []string {
 	return mask
 }
 
-func (r *lustreResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state model
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	name := state.ID.ValueString()
-	// The API itself has no deletion protection; the provider is all that refuses.
-	if state.DeletionProtection.ValueBool() {
-		tfutil.RefuseProtectedDelete(&resp.Diagnostics, what, name)
-		return
-	}
-	ctx, cancel := tfutil.Deadline(ctx, state.Timeouts.Delete, defaultDeleteTimeout, &resp.Diagnostics)
-	defer cancel()
-	// An instance already DELETING (an earlier apply's delete) is waited for.
-	err := tfutil.DeleteAndWait(ctx, func(ctx context.Context) error {
-		op, err := r.Provider.Clients.Lustre.DeleteInstance(ctx, name)
-		if err == nil {
-			_, err = r.Provider.Clients.WaitLustreOp(ctx, op)
-		}
-		return err
-	}, r.finder(name), func(cur *wire.Instance) bool { return cur.State == wire.StateDeleting })
+func (r *lustreResource) remove(ctx context.Context, name string) error {
+	op, err := r.Provider.Clients.Lustre.DeleteInstance(ctx, name)
 	if err != nil {
-		resp.Diagnostics.AddError("Unable to delete "+what+" "+name, err.Error())
+		return err
 	}
+	_, err = r.Provider.Clients.WaitLustreOp(ctx, op)
+	return err
 }
 
 // ImportState accepts projects/{project}/locations/{zone}/instances/{name}, {project}/{zone}/{name}
