@@ -69,8 +69,9 @@ func decode(w http.ResponseWriter, r *http.Request, m proto.Message) bool {
 	return true
 }
 
-// zone validates the {zone} path value against the catalog, answering 404 itself.
-func (s *Service) zone(w http.ResponseWriter, r *http.Request) (string, bool) {
+// PathZone is the {zone} of a Compute request, checked against the catalog; for an unknown zone it answers
+// Compute's 404 itself and reports false.
+func PathZone(w http.ResponseWriter, r *http.Request) (string, bool) {
 	z := r.PathValue("zone")
 	if _, ok := catalog.Zone(z); !ok {
 		fail(w, r, core.NotFound(fmt.Sprintf("projects/%s/zones/%s", r.PathValue("project"), z)))
@@ -79,8 +80,8 @@ func (s *Service) zone(w http.ResponseWriter, r *http.Request) (string, bool) {
 	return z, true
 }
 
-// region validates the {region} path value against the catalog, answering 404 itself.
-func (s *Service) region(w http.ResponseWriter, r *http.Request) (string, bool) {
+// PathRegion is PathZone for {region}.
+func PathRegion(w http.ResponseWriter, r *http.Request) (string, bool) {
 	reg := r.PathValue("region")
 	if !catalog.IsRegion(reg) {
 		fail(w, r, core.NotFound(fmt.Sprintf("projects/%s/regions/%s", r.PathValue("project"), reg)))
@@ -89,14 +90,22 @@ func (s *Service) region(w http.ResponseWriter, r *http.Request) (string, bool) 
 	return reg, true
 }
 
-// get answers a stored resource or Compute's 404.
-func (s *Service) get(w http.ResponseWriter, r *http.Request, kind, key string) {
-	b, ok := s.Store.GetRaw(kind, key)
-	if !ok {
-		fail(w, r, core.NotFound(key))
+func (s *Service) zone(w http.ResponseWriter, r *http.Request) (string, bool) { return PathZone(w, r) }
+func (s *Service) region(w http.ResponseWriter, r *http.Request) (string, bool) {
+	return PathRegion(w, r)
+}
+
+// AnswerStored answers the resource of kind at key as stored, or Compute's 404.
+func AnswerStored(w http.ResponseWriter, r *http.Request, st Reader, kind, key string) {
+	if b, ok := st.GetRaw(kind, key); ok {
+		core.WriteJSON(w, http.StatusOK, b)
 		return
 	}
-	core.WriteJSON(w, http.StatusOK, b)
+	fail(w, r, core.NotFound(key))
+}
+
+func (s *Service) get(w http.ResponseWriter, r *http.Request, kind, key string) {
+	AnswerStored(w, r, s.Store, kind, key)
 }
 
 // list answers a Compute list ({kind, id, items, selfLink, nextPageToken}) of the resources under keyPrefix.

@@ -1,21 +1,17 @@
 package filestore_test
 
 import (
-	"encoding/json"
-	"errors"
 	"testing"
 
 	"cloud.google.com/go/filestore/apiv1/filestorepb"
-	"google.golang.org/api/googleapi"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/emulatortest/psatest"
 )
 
-const (
-	zone   = "us-central1-a"
-	parent = "projects/" + psatest.Project + "/locations/" + zone
-)
+const zone, parent = psatest.Zone, psatest.Parent
+
+var apiErr = psatest.APIError
 
 func instName(id string) string { return parent + "/instances/" + id }
 
@@ -55,27 +51,4 @@ func mustCreate(t *testing.T, e *psatest.Env, id string, inst *filestorepb.Insta
 		t.Fatalf("creating %s: %v", id, err)
 	}
 	return got
-}
-
-type httpErr struct {
-	Code    int
-	Status  string
-	Message string
-}
-
-// apiErr reads the HTTP status, google.rpc status name and message of a synchronous API error.
-func apiErr(t *testing.T, err error) httpErr {
-	t.Helper()
-	var ge *googleapi.Error
-	if !errors.As(err, &ge) {
-		t.Fatalf("error %v (%T) is not an API error", err, err)
-	}
-	var body struct {
-		Error struct {
-			Status  string `json:"status"`
-			Message string `json:"message"`
-		} `json:"error"`
-	}
-	_ = json.Unmarshal([]byte(ge.Body), &body)
-	return httpErr{Code: ge.Code, Status: body.Error.Status, Message: body.Error.Message}
 }

@@ -8,7 +8,6 @@ import (
 
 	"cloud.google.com/go/compute/apiv1/computepb"
 
-	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/compute"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/core"
 )
@@ -105,34 +104,16 @@ func (s *Service) handle(pattern, method string, class core.Class, h http.Handle
 
 func fail(w http.ResponseWriter, r *http.Request, err error) { core.WriteError(w, r, err) }
 
-// zone validates the {zone} path value against the catalog, answering 404 itself.
 func (s *Service) zone(w http.ResponseWriter, r *http.Request) (string, bool) {
-	z := r.PathValue("zone")
-	if _, ok := catalog.Zone(z); !ok {
-		fail(w, r, core.NotFound(fmt.Sprintf("projects/%s/zones/%s", r.PathValue("project"), z)))
-		return "", false
-	}
-	return z, true
+	return compute.PathZone(w, r)
 }
 
-// region validates the {region} path value against the catalog, answering 404 itself.
 func (s *Service) region(w http.ResponseWriter, r *http.Request) (string, bool) {
-	reg := r.PathValue("region")
-	if !catalog.IsRegion(reg) {
-		fail(w, r, core.NotFound(fmt.Sprintf("projects/%s/regions/%s", r.PathValue("project"), reg)))
-		return "", false
-	}
-	return reg, true
+	return compute.PathRegion(w, r)
 }
 
-// getRaw answers a stored resource or Compute's 404.
 func (s *Service) getRaw(w http.ResponseWriter, r *http.Request, kind, key string) {
-	b, ok := s.Store.GetRaw(kind, key)
-	if !ok {
-		fail(w, r, core.NotFound(key))
-		return
-	}
-	core.WriteJSON(w, http.StatusOK, b)
+	compute.AnswerStored(w, r, s.Store, kind, key)
 }
 
 // list answers a Compute list of the resources of kind under keyPrefix (which ends in "/").

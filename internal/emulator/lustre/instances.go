@@ -23,15 +23,15 @@ func (s *Service) createInstance(w http.ResponseWriter, r *http.Request) {
 	id := r.URL.Query().Get("instanceId")
 	var in Instance
 	if err := core.ReadJSON(r, &in); err != nil {
-		fail(w, r, err)
+		producer.Fail(w, r, err)
 		return
 	}
 	net, verr := s.validateCreate(project, location, id, &in)
 	if verr != nil {
-		fail(w, r, verr)
+		producer.Fail(w, r, verr)
 		return
 	}
-	name := parent(r) + "/instances/" + id
+	name := producer.Parent(r) + "/instances/" + id
 	now := core.RFC3339(s.Now())
 	inst := Instance{
 		Name: name, Filesystem: in.Filesystem, CapacityGib: in.CapacityGib, Network: in.Network,
@@ -41,7 +41,7 @@ func (s *Service) createInstance(w http.ResponseWriter, r *http.Request) {
 	}
 	l, err := s.instances.StartCreate(r, name, &inst, func(tx *core.Tx) (any, error) { return s.completeCreate(tx, name, net) })
 	if err != nil {
-		fail(w, r, err)
+		producer.Fail(w, r, err)
 		return
 	}
 	s.rememberRequest(r, l)
@@ -52,38 +52,38 @@ func (s *Service) createInstance(w http.ResponseWriter, r *http.Request) {
 func (s *Service) validateCreate(project, location, id string, in *Instance) (sn.NetworkRef, *core.APIError) {
 	var none sn.NetworkRef
 	if id == "" {
-		return none, badRequest("instance_id: an instance ID is required.")
+		return none, producer.BadRequest("instance_id: an instance ID is required.")
 	}
 	if err := catalog.ValidateLustreInstanceID(id); err != nil {
-		return none, badRequest("instance_id: %v.", err)
+		return none, producer.BadRequest("instance_id: %v.", err)
 	}
 	if err := catalog.ValidateZone(location); err != nil {
-		return none, badRequest("parent: Managed Lustre instances live in a zone: %v.", err)
+		return none, producer.BadRequest("parent: Managed Lustre instances live in a zone: %v.", err)
 	}
 	if err := catalog.ValidateLustreFilesystem(in.Filesystem); err != nil {
-		return none, badRequest("instance.filesystem: %v.", err)
+		return none, producer.BadRequest("instance.filesystem: %v.", err)
 	}
 	if err := catalog.ValidateLustreThroughput(in.PerUnitStorageThroughput); err != nil {
-		return none, badRequest("instance.per_unit_storage_throughput: %v.", err)
+		return none, producer.BadRequest("instance.per_unit_storage_throughput: %v.", err)
 	}
 	if in.CapacityGib <= 0 {
-		return none, badRequest("instance.capacity_gib: a capacity is required.")
+		return none, producer.BadRequest("instance.capacity_gib: a capacity is required.")
 	}
 	if err := catalog.ValidateLustreCapacity(in.PerUnitStorageThroughput, in.CapacityGib); err != nil {
-		return none, badRequest("instance.capacity_gib: %v.", err)
+		return none, producer.BadRequest("instance.capacity_gib: %v.", err)
 	}
 	if len(in.Description) > maxDescription {
-		return none, badRequest("instance.description: must be at most %d characters, got %d.", maxDescription, len(in.Description))
+		return none, producer.BadRequest("instance.description: must be at most %d characters, got %d.", maxDescription, len(in.Description))
 	}
 	if err := sn.ValidateLabels("instance.labels", in.Labels); err != nil {
 		return none, err
 	}
 	if in.Network == "" {
-		return none, badRequest("instance.network: the VPC network is required (projects/{project}/global/networks/{network}).")
+		return none, producer.BadRequest("instance.network: the VPC network is required (projects/{project}/global/networks/{network}).")
 	}
 	net, err := sn.ParseNetwork(s.Store, in.Network, project)
 	if err != nil {
-		return none, badRequest("instance.network: %v.", err)
+		return none, producer.BadRequest("instance.network: %v.", err)
 	}
 	if e := sn.CheckPrivateServiceAccess(s.Store, net, "", "instance.network", ""); e != nil {
 		return none, e
@@ -98,7 +98,7 @@ func (s *Service) completeCreate(tx *core.Tx, name string, net sn.NetworkRef) (a
 	if err != nil {
 		return nil, err
 	}
-	project, location := nameParts(name)
+	project, location := producer.NameParts(name)
 	if sn.StorageStockout(s.Faults, location, fmt.Sprintf("lustre/%d", inst.PerUnitStorageThroughput)) {
 		return nil, sn.StockoutError(project, location)
 	}
@@ -124,7 +124,7 @@ var (
 func (s *Service) patchInstance(w http.ResponseWriter, r *http.Request) {
 	name, in, cur, paths, err := s.instances.ReadPatch(r, updatable)
 	if err != nil {
-		fail(w, r, err)
+		producer.Fail(w, r, err)
 		return
 	}
 	for _, p := range paths {
@@ -132,25 +132,25 @@ func (s *Service) patchInstance(w http.ResponseWriter, r *http.Request) {
 		case p == "capacity_gib":
 			if in.CapacityGib != cur.CapacityGib {
 				if err := catalog.ValidateLustreResize(cur.PerUnitStorageThroughput, cur.CapacityGib, in.CapacityGib); err != nil {
-					fail(w, r, badRequest("instance.capacity_gib: %v.", err))
+					producer.Fail(w, r, producer.BadRequest("instance.capacity_gib: %v.", err))
 					return
 				}
 			}
 		case p == "description":
 			if len(in.Description) > maxDescription {
-				fail(w, r, badRequest("instance.description: must be at most %d characters, got %d.", maxDescription, len(in.Description)))
+				producer.Fail(w, r, producer.BadRequest("instance.description: must be at most %d characters, got %d.", maxDescription, len(in.Description)))
 				return
 			}
 		case p == "labels":
 			if err := sn.ValidateLabels("instance.labels", in.Labels); err != nil {
-				fail(w, r, err)
+				producer.Fail(w, r, err)
 				return
 			}
 		case slices.Contains(immutable, p):
-			fail(w, r, badRequest("update_mask: field '%s' is immutable; create a new instance to change it.", p))
+			producer.Fail(w, r, producer.BadRequest("update_mask: field '%s' is immutable; create a new instance to change it.", p))
 			return
 		default:
-			fail(w, r, badRequest("update_mask: field '%s' cannot be updated; updatable fields are %s.", p, strings.Join(updatable, ", ")))
+			producer.Fail(w, r, producer.BadRequest("update_mask: field '%s' cannot be updated; updatable fields are %s.", p, strings.Join(updatable, ", ")))
 			return
 		}
 	}
@@ -168,7 +168,7 @@ func (s *Service) patchInstance(w http.ResponseWriter, r *http.Request) {
 		now.UpdateTime = core.RFC3339(s.Now())
 	})
 	if err != nil {
-		fail(w, r, err)
+		producer.Fail(w, r, err)
 		return
 	}
 	s.rememberRequest(r, l)
@@ -178,7 +178,7 @@ func (s *Service) patchInstance(w http.ResponseWriter, r *http.Request) {
 func (s *Service) deleteInstance(w http.ResponseWriter, r *http.Request) {
 	l, err := s.instances.StartDelete(r, nil, func() (any, error) { return core.Typed(emptyTypeURL, struct{}{}), nil })
 	if err != nil {
-		fail(w, r, err)
+		producer.Fail(w, r, err)
 		return
 	}
 	s.rememberRequest(r, l)

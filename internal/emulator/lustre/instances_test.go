@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/api/googleapi"
-
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/core"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/emulatortest/psatest"
 	emulustre "github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/lustre"
@@ -22,10 +20,9 @@ import (
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp/lustre"
 )
 
-const (
-	zone   = "us-central1-a"
-	parent = "projects/" + psatest.Project + "/locations/" + zone
-)
+const zone, parent = psatest.Zone, psatest.Parent
+
+var apiErr = psatest.APIError
 
 func name(id string) string { return parent + "/instances/" + id }
 
@@ -49,24 +46,6 @@ func create(t *testing.T, e *psatest.Env, id string, inst *lustre.Instance) (*lu
 		return nil, err
 	}
 	return e.LustreClient.WaitOperation(e.Ctx, op)
-}
-
-type httpErr struct {
-	Code            int
-	Status, Message string
-}
-
-func apiErr(t *testing.T, err error) httpErr {
-	t.Helper()
-	var ge *googleapi.Error
-	if !errors.As(err, &ge) {
-		t.Fatalf("error %v (%T) is not an API error", err, err)
-	}
-	var body struct {
-		Error struct{ Status, Message string } `json:"error"`
-	}
-	_ = json.Unmarshal([]byte(ge.Body), &body)
-	return httpErr{ge.Code, body.Error.Status, body.Error.Message}
 }
 
 func TestLustreLifecycle(t *testing.T) {
@@ -155,13 +134,7 @@ func TestLustreLifecycle(t *testing.T) {
 	}
 	for _, c := range refused {
 		_, err := patch(c.inst, c.mask)
-		if err == nil {
-			t.Errorf("patch of %s accepted", c.mask)
-			continue
-		}
-		if he := apiErr(t, err); he.Code != 400 || he.Status != "INVALID_ARGUMENT" || !strings.Contains(he.Message, c.field) {
-			t.Errorf("patch of %s = %+v, want 400 naming %q", c.mask, he, c.field)
-		}
+		psatest.WantRefused(t, err, "patch of "+c.mask, "INVALID_ARGUMENT", c.field)
 	}
 
 	// No deletion protection on the API: delete works at once.
@@ -212,14 +185,7 @@ func TestLustreCreateValidation(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := e.LustreClient.CreateInstance(e.Ctx, parent, c.id, c.inst)
-			if err == nil {
-				t.Fatal("accepted")
-			}
-			he := apiErr(t, err)
-			t.Logf("%d %s: %s", he.Code, he.Status, he.Message)
-			if he.Code != 400 || he.Status != c.status || !strings.Contains(he.Message, c.field) {
-				t.Fatalf("got %+v, want 400 %s naming %q", he, c.status, c.field)
-			}
+			psatest.WantRefused(t, err, "create", c.status, c.field)
 		})
 	}
 	// A region is not a Lustre location.

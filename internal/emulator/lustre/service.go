@@ -76,15 +76,6 @@ func Register(srv *core.Server, opts Options) *Service {
 	return s
 }
 
-// The request helpers every handler uses, shared with Filestore.
-var (
-	fail               = producer.Fail
-	parent             = producer.Parent
-	badRequest         = producer.BadRequest
-	failedPrecondition = producer.FailedPrecondition
-	nameParts          = producer.NameParts
-)
-
 // idempotent answers a repeated requestId with the operation the first call started.
 func (s *Service) idempotent(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
