@@ -1,6 +1,8 @@
-# ml-dev: the development environment: network, Filestore /home and Managed Lustre. The cluster and its
-# partitions are added here as their resources land. With HYPERCOMPUTE_EMULATOR_HOST set (as
-# `make demo` does) the same blueprint runs against the local cloud.
+# ml-dev: the development environment, a whole Slurm training cluster: the network, Filestore /home,
+# Managed Lustre, the cluster (controller and login VMs), a CPU debug partition (static nodes plus
+# nodes Slurm creates on demand) and an L4 Spot partition that exists only while jobs need it. With
+# HYPERCOMPUTE_EMULATOR_HOST set (as `make demo` does) the same blueprint runs against the local
+# cloud, which boots the VMs and runs real Slurm on them.
 provider "hypercompute" {
   project = var.project_id
   region  = var.region
