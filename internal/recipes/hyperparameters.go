@@ -19,18 +19,17 @@ type hyperSpec struct {
 // hyperSpecs covers every hyperparameter any recipe accepts; a recipe's
 // Hyperparameters map says which of them it accepts.
 var hyperSpecs = map[string]hyperSpec{
-	"learning_rate":     {min: 0, exclusive: true},
-	"min_learning_rate": {min: 0},
-	"warmup_steps":      {integer: true, min: 0},
-	"weight_decay":      {min: 0},
-	"grad_clip":         {min: 0},
-	"micro_batch":       {integer: true, min: 1},
-	"global_batch":      {integer: true, min: 1},
-	"seq_length":        {integer: true, min: 8},
-	"seed":              {integer: true, min: 0},
-	"log_every":         {integer: true, min: 1},
-	"kl_coefficient":    {min: 0},
-	"rollouts_per_step": {integer: true, min: 1},
+	"learning_rate":       {min: 0, exclusive: true},
+	"min_learning_rate":   {min: 0},
+	"warmup_steps":        {integer: true, min: 0},
+	"weight_decay":        {min: 0},
+	"grad_clip":           {min: 0},
+	"micro_batch":         {integer: true, min: 1},
+	"global_batch":        {integer: true, min: 1},
+	"seq_length":          {integer: true, min: 8},
+	"seed":                {integer: true, min: 0},
+	"log_every":           {integer: true, min: 1},
+	"save_interval_steps": {integer: true, min: 1},
 }
 
 // ResolveHyperparameters returns the recipe's hyperparameters with the
@@ -105,6 +104,8 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(out)
 	return out
 }
+
+func itoa(n int) string { return strconv.Itoa(n) }
 
 func atoiMust(s string) int {
 	n, err := strconv.Atoi(s)

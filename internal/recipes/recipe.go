@@ -29,6 +29,8 @@ type Recipe struct {
 	ContextParallel  int `json:"context_parallel,omitempty"`
 	// VirtualPipeline is the interleaved pipeline stages per rank (0: none).
 	VirtualPipeline int `json:"virtual_pipeline,omitempty"`
+	// FSDP: Megatron FSDP shards parameters over the data-parallel ranks.
+	FSDP bool `json:"fsdp,omitempty"`
 
 	// Precision is bf16 or fp8 (fp8 only on profiles whose GPUs have it).
 	Precision   string `json:"precision"`

@@ -87,13 +87,17 @@ export MASTER_PORT=$((20000 + SLURM_JOB_ID % 20000))
 // signalForwarding runs the srun step in the background and forwards the
 // batch-only signals to it. Slurm delivers --signal=B:USR1@N to this shell
 // only; bash runs a trap only between commands, so srun must not run in the
-// foreground. SIGTERM (scancel, scontrol requeue) is forwarded too: the
-// tasks get it from slurmstepd anyway, and forwarding keeps this shell alive
-// until they checkpointed. A run the trainer stopped on USR1 requeues
-// itself (time limit, preemption notice); one stopped by TERM is already
-// being requeued or cancelled by Slurm.
-const signalForwarding = `stop_signal=""
-trap 'stop_signal=USR1; kill -USR1 "$step_pid" 2>/dev/null' USR1
+// foreground. forward is the signal the step's program checkpoints on
+// (USR1 for the CPU trainer, TERM for Megatron's exit signal handler).
+// SIGTERM (scancel, scontrol requeue) is forwarded too: the tasks get it
+// from slurmstepd anyway, and forwarding keeps this shell alive until they
+// checkpointed. A run stopped after a USR1 requeues itself (time limit,
+// preemption notice); one stopped by TERM is already being requeued or
+// cancelled by Slurm. requeueWhen is the shell test for "stopped early".
+func signalForwarding(b *strings.Builder, forward, requeueWhen string) {
+	fmt.Fprintf(b, `step_pid=$!
+stop_signal=""
+trap 'stop_signal=USR1; kill -%[1]s "$step_pid" 2>/dev/null' USR1
 trap 'stop_signal=TERM; kill -TERM "$step_pid" 2>/dev/null' TERM
 rc=0
 while :; do
@@ -104,13 +108,14 @@ while :; do
   break
 done
 if [ "$rc" -gt 128 ]; then wait "$step_pid" 2>/dev/null; r=$?; [ "$r" -ne 127 ] && rc=$r; fi
-if [ "$rc" -eq %[1]d ] && [ "$stop_signal" != TERM ]; then
+if %[2]s && [ "$stop_signal" != TERM ]; then
   echo "hypercompute: step stopped after a checkpoint (signal ${stop_signal:-to the tasks}); requeueing job $SLURM_JOB_ID"
   scontrol requeue "$SLURM_JOB_ID"
   exit 0
 fi
 exit "$rc"
-`
+`, forward, requeueWhen)
+}
 
 // heredoc writes content to path from the script itself (written to a
 // temporary name and renamed, so a half-written file is never run). The

@@ -55,7 +55,6 @@ func renderCPU(j Job, r Recipe, hp map[string]string) (Script, error) {
 	fmt.Fprintf(&b, "srun --kill-on-bad-exit=1 --nodes=%d --ntasks-per-node=%d \\\n", j.Nodes, j.TasksPerNode)
 	b.WriteString("  bash -c 'export RANK=$SLURM_PROCID WORLD_SIZE=$SLURM_NTASKS LOCAL_RANK=$SLURM_LOCALID; exec /usr/bin/python3 \"$0\" \"$1\"' \\\n")
 	b.WriteString("  \"$RUN_DIR/train.py\" \"$RUN_DIR/recipe.json\" &\n")
-	b.WriteString("step_pid=$!\n")
-	fmt.Fprintf(&b, signalForwarding, ExitStopped)
+	signalForwarding(&b, "USR1", fmt.Sprintf(`[ "$rc" -eq %d ]`, ExitStopped))
 	return Script{Body: b.String(), Sbatch: flags, NeedsBatchSignal: true, MakeDirs: []string{j.RunDir}}, nil
 }

@@ -1,0 +1,82 @@
+#!/bin/bash
+# hypercompute recipe job train-llama31-405b: llama3.1/405b/pretrain@a4x (generation g1)
+#SBATCH --job-name=train-llama31-405b
+#SBATCH --partition=gpu-a4x
+#SBATCH --nodes=32
+#SBATCH --ntasks-per-node=4
+#SBATCH --gpus-per-node=4
+#SBATCH --exclusive
+#SBATCH --requeue
+#SBATCH --signal=B:USR1@300
+#SBATCH --open-mode=append
+#SBATCH --output=/home/runs/run1/slurm-%j.out
+#SBATCH --time=1440
+set -uo pipefail
+RUN_DIR='/home/runs/run1'
+CKPT_DIR='/lustre/checkpoints/run1'
+mkdir -p "$RUN_DIR" "$CKPT_DIR"
+# NCCL environment of the rdma NIC stack (a4x-highgpu-4g), from the machine catalog.
+export LD_LIBRARY_PATH=/usr/local/gib/lib64:${LD_LIBRARY_PATH}
+source /usr/local/gib/scripts/set_nccl_env.sh
+first_node=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n1)
+first_addr=$(scontrol -o show node "$first_node" | tr ' ' '\n' | sed -n 's/^NodeAddr=//p')
+export MASTER_ADDR=${first_addr:-$first_node}
+# One port per job id: a requeued run (same id) reuses it, two jobs sharing a
+# node do not collide.
+export MASTER_PORT=$((20000 + SLURM_JOB_ID % 20000))
+export HF_HOME='/lustre/hf'
+IMAGE='docker://nvcr.io#nvidia/nemo:26.02'
+SQSH=/home/.hypercompute/enroot/nvcr.io+nvidia+nemo+26.02.sqsh
+mkdir -p "$(dirname "$SQSH")"
+flock "$SQSH.lock" bash -c '[ -f "$1" ] || enroot import --output "$1.part" "$2" && mv -f "$1.part" "$1"' _ "$SQSH" "$IMAGE" || { echo "enroot import of $IMAGE failed" >&2; exit 1; }
+mounts="$CKPT_DIR:$CKPT_DIR,$RUN_DIR:$RUN_DIR,/home:/home"
+[ -d /lustre ] && mounts="$mounts,/lustre:/lustre"
+mounts="$mounts,/usr/local/gib:/usr/local/gib"
+echo "hypercompute: $SLURM_JOB_NAME ($SLURM_JOB_ID, restart ${SLURM_RESTART_COUNT:-0}) on $SLURM_JOB_NODELIST, master $MASTER_ADDR:$MASTER_PORT"
+srun --kill-on-bad-exit=1 --nodes=32 --ntasks-per-node=4 \
+  --container-image="$SQSH" --container-mounts="$mounts" --container-workdir=/opt/Megatron-Bridge \
+  bash -c 'export RANK=$SLURM_PROCID WORLD_SIZE=$SLURM_NTASKS LOCAL_RANK=$SLURM_LOCALID; exec "$@"' launch \
+  python3 scripts/performance/run_script.py \
+    --model_family_name llama \
+    --model_recipe_name llama31_405b \
+    --gpu gb200 \
+    --num_gpus 128 \
+    --gpus_per_node 4 \
+    --compute_dtype fp8_cs \
+    --seq_length 8192 \
+    --global_batch_size 128 \
+    --micro_batch_size 1 \
+    --tensor_model_parallel_size 8 \
+    --pipeline_model_parallel_size 8 \
+    --context_parallel_size 1 \
+    --virtual_pipeline_model_parallel_size 2 \
+    --max_steps 1000 \
+    optimizer.lr=0.0003 \
+    optimizer.min_lr=0.00003 \
+    scheduler.lr_warmup_iters=2000 \
+    checkpoint.save='/lustre/checkpoints/run1' \
+    checkpoint.load='/lustre/checkpoints/run1' \
+    checkpoint.save_interval=500 \
+    checkpoint.most_recent_k=3 \
+    train.exit_signal_handler=true \
+    logger.tensorboard_dir='/lustre/tensorboard/run1' \
+  &
+step_pid=$!
+stop_signal=""
+trap 'stop_signal=USR1; kill -TERM "$step_pid" 2>/dev/null' USR1
+trap 'stop_signal=TERM; kill -TERM "$step_pid" 2>/dev/null' TERM
+rc=0
+while :; do
+  wait "$step_pid"; rc=$?
+  # wait returns >128 when a trapped signal interrupted it: keep waiting
+  # while the step lives, then take its real status.
+  if [ "$rc" -gt 128 ] && kill -0 "$step_pid" 2>/dev/null; then continue; fi
+  break
+done
+if [ "$rc" -gt 128 ]; then wait "$step_pid" 2>/dev/null; r=$?; [ "$r" -ne 127 ] && rc=$r; fi
+if [ "$stop_signal" = USR1 ] && [ "$stop_signal" != TERM ]; then
+  echo "hypercompute: step stopped after a checkpoint (signal ${stop_signal:-to the tasks}); requeueing job $SLURM_JOB_ID"
+  scontrol requeue "$SLURM_JOB_ID"
+  exit 0
+fi
+exit "$rc"
