@@ -8,7 +8,6 @@ import (
 	"cloud.google.com/go/filestore/apiv1/filestorepb"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/producer"
-	sn "github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/servicenetworking"
 )
 
 // shareDir is the backing path of a READY instance's one share: {project}/{location}/{instance}/{share}.
@@ -54,7 +53,7 @@ func (s *Service) ResolveMount(source string) (string, bool) {
 		if !ok {
 			return "", false
 		}
-		return sn.JoinSubpath(dir, sub)
+		return producer.JoinSubpath(dir, sub)
 	}
 	return "", false
 }

@@ -72,8 +72,8 @@ func (s *Service) completeCreate(tx *core.Tx, name string, ni *newInstance) (any
 		return nil, err
 	}
 	project, location := nameParts(name)
-	if sn.StorageStockout(s.Faults, location, "filestore/"+ni.tier.Name) {
-		return nil, sn.StockoutError(project, location)
+	if producer.StorageStockout(s.Faults, location, "filestore/"+ni.tier.Name) {
+		return nil, producer.StockoutError(project, location)
 	}
 	nc := inst.Networks[0]
 	req := sn.BlockRequest{Network: ni.network, Owner: name, Service: ProducerService, PrefixLength: ni.tier.DirectPeeringPrefix}
@@ -135,7 +135,7 @@ func validatePatch(cur, in *filestorepb.Instance, paths []string) (*filestorepb.
 				return nil, badRequest("instance.description: must be at most %d characters, got %d.", maxDescription, len(in.GetDescription()))
 			}
 		case "labels":
-			if err := sn.ValidateLabels("instance.labels", in.GetLabels()); err != nil {
+			if err := producer.ValidateLabels("instance.labels", in.GetLabels()); err != nil {
 				return nil, err
 			}
 		case "file_shares":

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/core"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/producer"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/servicenetworking"
 )
 
@@ -51,7 +52,7 @@ func (s *Service) validateCreate(project, location, id string, inst *filestorepb
 	if len(inst.GetDescription()) > maxDescription {
 		return nil, badRequest("instance.description: must be at most %d characters, got %d.", maxDescription, len(inst.GetDescription()))
 	}
-	if err := servicenetworking.ValidateLabels("instance.labels", inst.GetLabels()); err != nil {
+	if err := producer.ValidateLabels("instance.labels", inst.GetLabels()); err != nil {
 		return nil, err
 	}
 	if n := len(inst.GetFileShares()); n != 1 {

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/producer"
-	sn "github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/servicenetworking"
 )
 
 // instanceDir is the backing path of an ACTIVE instance: {project}/{location}/{instance}.
@@ -48,7 +47,7 @@ func (s *Service) ResolveMount(source string) (string, bool) {
 		if !ok {
 			return "", false
 		}
-		return sn.JoinSubpath(dir, sub)
+		return producer.JoinSubpath(dir, sub)
 	}
 	return "", false
 }

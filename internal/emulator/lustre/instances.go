@@ -75,7 +75,7 @@ func (s *Service) validateCreate(project, location, id string, in *Instance) (sn
 	if len(in.Description) > maxDescription {
 		return none, producer.BadRequest("instance.description: must be at most %d characters, got %d.", maxDescription, len(in.Description))
 	}
-	if err := sn.ValidateLabels("instance.labels", in.Labels); err != nil {
+	if err := producer.ValidateLabels("instance.labels", in.Labels); err != nil {
 		return none, err
 	}
 	if in.Network == "" {
@@ -99,8 +99,8 @@ func (s *Service) completeCreate(tx *core.Tx, name string, net sn.NetworkRef) (a
 		return nil, err
 	}
 	project, location := producer.NameParts(name)
-	if sn.StorageStockout(s.Faults, location, fmt.Sprintf("lustre/%d", inst.PerUnitStorageThroughput)) {
-		return nil, sn.StockoutError(project, location)
+	if producer.StorageStockout(s.Faults, location, fmt.Sprintf("lustre/%d", inst.PerUnitStorageThroughput)) {
+		return nil, producer.StockoutError(project, location)
 	}
 	a, err := sn.AllocatePSA(tx, sn.BlockRequest{Network: net, Owner: name, Service: ProducerService, PrefixLength: sn.LustreBlockPrefix})
 	if err != nil {
@@ -142,7 +142,7 @@ func (s *Service) patchInstance(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		case p == "labels":
-			if err := sn.ValidateLabels("instance.labels", in.Labels); err != nil {
+			if err := producer.ValidateLabels("instance.labels", in.Labels); err != nil {
 				producer.Fail(w, r, err)
 				return
 			}

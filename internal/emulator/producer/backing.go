@@ -6,7 +6,6 @@ import (
 	"sync/atomic"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/core"
-	sn "github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/servicenetworking"
 )
 
 // Backings keeps the directories that back one API's instances in step with the store, under
@@ -20,7 +19,7 @@ type Backings struct {
 	// want is the backing path of a committed instance (JSON as stored under kind), or false while the
 	// instance serves no data (not READY/ACTIVE).
 	want func(key string, raw json.RawMessage) ([]string, bool)
-	root atomic.Pointer[sn.Backing]
+	root atomic.Pointer[Backing]
 }
 
 // NewBackings watches kind in srv's store; a Backings without a data directory keeps no directories.
@@ -31,11 +30,11 @@ func NewBackings(srv *core.Server, kind, sub, product string, want func(key stri
 }
 
 // Current is the backing root now (a zero Backing keeps no directories).
-func (b *Backings) Current() sn.Backing {
+func (b *Backings) Current() Backing {
 	if r := b.root.Load(); r != nil {
 		return *r
 	}
-	return sn.Backing{}
+	return Backing{}
 }
 
 // SetDataDir backs instances by directories under dataDir/{sub} from now on and creates those of the
@@ -45,7 +44,7 @@ func (b *Backings) SetDataDir(dataDir string) error {
 		b.root.Store(nil)
 		return nil
 	}
-	root := sn.Backing{Root: strings.TrimSuffix(dataDir, "/") + "/" + b.sub}
+	root := Backing{Root: strings.TrimSuffix(dataDir, "/") + "/" + b.sub}
 	b.root.Store(&root)
 	for _, rec := range b.srv.Store.List(b.kind, "") {
 		if rel, ok := b.want(rec.Key, rec.JSON); ok {

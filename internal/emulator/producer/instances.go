@@ -105,7 +105,7 @@ func (p Instances[T]) ReadPatch(r *http.Request, updatable []string) (name strin
 	if ok, _ := p.Store.Get(p.Kind, name, cur); !ok {
 		return name, nil, nil, nil, core.GoogleNotFound(name)
 	}
-	paths = sn.MaskPaths(r.URL.Query().Get("updateMask"))
+	paths = MaskPaths(r.URL.Query().Get("updateMask"))
 	if len(paths) == 0 {
 		return name, nil, nil, nil, BadRequest("update_mask: at least one field path is required (updatable: %s).", strings.Join(updatable, ", "))
 	}

@@ -1,4 +1,4 @@
-package servicenetworking
+package producer
 
 import (
 	"fmt"
@@ -13,9 +13,9 @@ import (
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/core"
 )
 
-// This file holds what the producer APIs behind private service access (Filestore, Managed Lustre) share
-// besides IP blocks: the resource label rules, update-mask parsing and the backing directories of their
-// file systems.
+// The rules the producer APIs behind private service access (Filestore, Managed Lustre) share besides IP
+// blocks (servicenetworking's allocator): resource labels, update-mask parsing, backing directories of their
+// file systems and storage stockouts.
 
 // ValidateLabels applies Google Cloud's label rules (catalog.ValidateLabels, the table the provider checks
 // at plan time too) and returns the 400 naming field and the offending key, or nil.
