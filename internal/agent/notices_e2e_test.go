@@ -56,9 +56,15 @@ func TestStopNoticeDrainsAndCheckpointsOnTheLocalRuntime(t *testing.T) {
 	waitSlurm := func(what, cmd string, ok func(string) bool, timeout time.Duration) string {
 		t.Helper()
 		deadline := time.Now().Add(timeout)
+		var seen []string // what the command printed, each change once: the test's log shows the node's path
+		prev := "\x00"
 		for {
 			out := slurm(cmd)
+			if out != prev {
+				seen, prev = append(seen, time.Now().Format("15:04:05.000")+" "+strings.ReplaceAll(out, "\n", "; ")), out
+			}
 			if ok(out) {
+				t.Logf("%s: %s", what, strings.Join(seen, ", "))
 				return out
 			}
 			if time.Now().After(deadline) {
@@ -82,14 +88,14 @@ func TestStopNoticeDrainsAndCheckpointsOnTheLocalRuntime(t *testing.T) {
 		t.Fatal(err)
 	}
 	noticed := time.Now()
-	if _, err := svc.Maintenance(instances.InstanceKey(project, zone, node), 4*time.Second); err != nil {
+	if _, err := svc.Maintenance(instances.InstanceKey(project, zone, node), 6*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	reason := waitSlurm("the notice drain", "sinfo -h -N -n "+node+" -o '%T|%E'", func(s string) bool { return strings.HasPrefix(s, "drain") }, 4*time.Second)
+	reason := waitSlurm("the notice drain", "sinfo -h -N -n "+node+" -o '%T|%E'", func(s string) bool { return strings.HasPrefix(s, "drain") }, 5*time.Second)
 	if !strings.Contains(reason, "hypercompute: stop notice: host maintenance (instance/maintenance-event=TERMINATE_ON_HOST_MAINTENANCE)") {
 		t.Errorf("drain reason %q names no notice", reason)
 	}
-	ckpt := waitSlurm("the job's checkpoint", "cat /home/ckpt-"+job+" 2>/dev/null || true", func(s string) bool { return s != "" }, 4*time.Second)
+	ckpt := waitSlurm("the job's checkpoint", "cat /home/ckpt-"+job+" 2>/dev/null || true", func(s string) bool { return s != "" }, 5*time.Second)
 	if ckpt != "checkpoint of job "+job {
 		t.Errorf("checkpoint file holds %q", ckpt)
 	}
@@ -99,7 +105,14 @@ func TestStopNoticeDrainsAndCheckpointsOnTheLocalRuntime(t *testing.T) {
 	t.Logf("drained and checkpointed %s after the notice", time.Since(noticed).Round(time.Millisecond))
 
 	// The host acts: the VM stops and restarts on a new host; the agent there puts the node back in service.
-	waitSlurm(node+" back in service", "sinfo -h -N -n "+node+" -o '%T|%E'", func(s string) bool { return s == "idle|none" }, 60*time.Second)
+	inService := func(s string) bool {
+		state, reason, _ := strings.Cut(s, "|")
+		return reason == "none" && (state == "idle" || state == "mixed" || state == "allocated")
+	}
+	waitSlurm(node+" back in service", "sinfo -h -N -n "+node+" -o '%T|%E'", inService, 90*time.Second)
+	if out := slurm("timeout 30 srun -p gpu -w " + node + " hostname"); out != node {
+		t.Errorf("srun on the node back in service printed %q", out)
+	}
 	t.Logf("back in service %s after the notice", time.Since(noticed).Round(time.Millisecond))
 	after, err := c.instances.Get(c.ctx, &computepb.GetInstanceRequest{Project: project, Zone: zone, Instance: node})
 	if err != nil {

@@ -150,7 +150,7 @@ func TestHostEventsOnTheLocalRuntime(t *testing.T) {
 	c.network()
 	c.privateServiceAccess()
 	fsIP := slurmShare(t, c)
-	resp, err := http.Post(c.url+"/emulator/v1/noticeWindows", "application/json", bytes.NewReader([]byte(`{"maintenance":"2s","preemption":"1s","restart":"300ms"}`)))
+	resp, err := http.Post(c.url+"/emulator/v1/noticeWindows", "application/json", bytes.NewReader([]byte(`{"maintenance":"5s","preemption":"1s","restart":"300ms"}`)))
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("setting notice windows: %v %v", resp, err)
 	}
@@ -195,7 +195,7 @@ func TestHostEventsOnTheLocalRuntime(t *testing.T) {
 			t.Fatalf(":maintenance answered %v", ev)
 		}
 		// The guest sees the notice while it still runs, before the host acts.
-		c.attrIs("n2", "hc/maintenance-event", "TERMINATE_ON_HOST_MAINTENANCE", 2*time.Second)
+		c.attrIs("n2", "hc/maintenance-event", "TERMINATE_ON_HOST_MAINTENANCE", 4*time.Second)
 		if st := c.get("n2").GetStatus(); st != "RUNNING" {
 			t.Fatalf("n2 is %s during its notice", st)
 		}
@@ -215,8 +215,8 @@ func TestHostEventsOnTheLocalRuntime(t *testing.T) {
 	t.Run("preemption", func(t *testing.T) {
 		c.attrIs("spot", "hc/preempted", "FALSE", 10*time.Second)
 		pids := pidsOf(t, c, "spot")
-		c.admin("spot", "preempt", `{"notice":"1s"}`)
-		c.attrIs("spot", "hc/preempted", "TRUE", 2*time.Second)
+		c.admin("spot", "preempt", `{"notice":"3s"}`)
+		c.attrIs("spot", "hc/preempted", "TRUE", 2500*time.Millisecond)
 		c.waitFor(10*time.Second, func() bool { return c.get("spot").GetStatus() == "TERMINATED" }, func() string {
 			return "spot is " + c.get("spot").GetStatus() + " after its preemption notice"
 		})
