@@ -23,16 +23,26 @@ func peeringRoutes(s *Service) {
 	s.handle("POST "+p+"/removePeering", "compute.networks.removePeering", core.Mutating, s.removePeering)
 }
 
-func (s *Service) addPeering(w http.ResponseWriter, r *http.Request) {
-	project := r.PathValue("project")
-	key := networkKey(project, r.PathValue("network"))
-	var req computepb.NetworksAddPeeringRequest
-	if !decode(w, r, &req) {
-		return
+// peeringRequest decodes a peering call's body into req and loads the network it is made on, answering the
+// error itself when either fails.
+func (s *Service) peeringRequest(w http.ResponseWriter, r *http.Request, req proto.Message) (project, key string, n *computepb.Network, ok bool) {
+	project = r.PathValue("project")
+	key = networkKey(project, r.PathValue("network"))
+	if !decode(w, r, req) {
+		return "", "", nil, false
 	}
-	var n computepb.Network
-	if ok, _ := s.Store.Get(KindNetworks, key, &n); !ok {
+	n = &computepb.Network{}
+	if found, _ := s.Store.Get(KindNetworks, key, n); !found {
 		fail(w, r, core.NotFound(key))
+		return "", "", nil, false
+	}
+	return project, key, n, true
+}
+
+func (s *Service) addPeering(w http.ResponseWriter, r *http.Request) {
+	var req computepb.NetworksAddPeeringRequest
+	project, key, n, ok := s.peeringRequest(w, r, &req)
+	if !ok {
 		return
 	}
 	// The current form nests the settings in networkPeering; the older top-level fields still work.
@@ -98,15 +108,9 @@ func (s *Service) addPeering(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Service) removePeering(w http.ResponseWriter, r *http.Request) {
-	project := r.PathValue("project")
-	key := networkKey(project, r.PathValue("network"))
 	var req computepb.NetworksRemovePeeringRequest
-	if !decode(w, r, &req) {
-		return
-	}
-	var n computepb.Network
-	if ok, _ := s.Store.Get(KindNetworks, key, &n); !ok {
-		fail(w, r, core.NotFound(key))
+	_, key, n, ok := s.peeringRequest(w, r, &req)
+	if !ok {
 		return
 	}
 	i := slices.IndexFunc(n.GetPeerings(), func(p *computepb.NetworkPeering) bool { return p.GetName() == req.GetName() })
