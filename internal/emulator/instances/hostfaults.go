@@ -16,8 +16,10 @@ import (
 // faultBehaviors are the values InstancesReportHostAsFaultyRequestFaultReason.behavior accepts.
 var faultBehaviors = []string{"BEHAVIOR_UNSPECIFIED", "CHIP_ERROR", "PERFORMANCE", "SILENT_DATA_CORRUPTION", "UNRECOVERABLE_GPU_ERROR"}
 
-// reportHostAsFaulty is instances.reportHostAsFaulty: the caller says the VM's host is bad, and Compute
-// restarts the VM on a new host. Only the IMMEDIATE disruption schedule is offered.
+// reportHostAsFaulty is instances.reportHostAsFaulty: the caller says the VM's host is bad; Compute shuts the
+// VM down and, with automaticRestart, restarts it on a healthy host (without, it stays TERMINATED). Only the
+// IMMEDIATE disruption schedule is offered. Google accepts the call only for reserved A3/A4-class GPU VMs; the
+// local cloud accepts it for any RUNNING VM, so auto-repair can be exercised on small VMs.
 func (s *Service) reportHostAsFaulty(w http.ResponseWriter, r *http.Request) {
 	req := &computepb.InstancesReportHostAsFaultyRequest{}
 	if _, err := readBody(r, req); err != nil {
@@ -52,7 +54,7 @@ func (s *Service) reportHostAsFaulty(w http.ResponseWriter, r *http.Request) {
 		if inst.GetStatus() != statusRunning {
 			return core.NewOpError(400, "RESOURCE_NOT_READY", fmt.Sprintf("The resource '%s' is not ready", key))
 		}
-		s.rehost(tx, key, inst, true, "host reported faulty: "+describeFaults(req.GetFaultReasons()))
+		s.rehost(tx, key, inst, inst.GetScheduling().GetAutomaticRestart(), "host reported faulty: "+describeFaults(req.GetFaultReasons()))
 		return nil
 	}, nil)
 	core.WriteJSON(w, http.StatusOK, op)

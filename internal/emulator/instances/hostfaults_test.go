@@ -95,15 +95,21 @@ func TestReportHostAsFaultyRestartsOnANewHost(t *testing.T) {
 	rt.waitCalls(t, 1)
 	before := e.mustGet("gpu")
 
-	for body, want := range map[string]string{
-		`{"faultReasons":[{"behavior":"PERFORMANCE"}]}`:                                   "Required field 'instancesReportHostAsFaultyRequestResource.disruptionSchedule'",
-		`{"disruptionSchedule":"FUTURE"}`:                                                 "Only IMMEDIATE is supported.",
-		`{"disruptionSchedule":"IMMEDIATE","faultReasons":[{"behavior":"TOO_SLOW"}]}`:     "faultReasons[0].behavior",
-		`{"disruptionSchedule":"IMMEDIATE","faultReasons":[{"behaviour":"PERFORMANCE"}]}`: "Invalid JSON payload",
+	for body, want := range map[string][2]string{
+		`{"faultReasons":[{"behavior":"PERFORMANCE"}]}`:                                   {"required", "Required field 'instancesReportHostAsFaultyRequestResource.disruptionSchedule'"},
+		`{"disruptionSchedule":"FUTURE"}`:                                                 {"invalid", "Only IMMEDIATE is supported."},
+		`{"disruptionSchedule":"IMMEDIATE","faultReasons":[{"behavior":"TOO_SLOW"}]}`:     {"invalid", "faultReasons[0].behavior"},
+		`{"disruptionSchedule":"IMMEDIATE","faultReasons":[{"behaviour":"PERFORMANCE"}]}`: {"parseError", "Invalid JSON payload"},
 	} {
 		code, out := e.post("gpu/reportHostAsFaulty", body)
-		if msg, _ := out["error"].(map[string]any)["message"].(string); code != 400 || !strings.Contains(msg, want) {
-			t.Errorf("%s: %d %v, want 400 with %q", body, code, out, want)
+		apiErr, _ := out["error"].(map[string]any)
+		msg, _ := apiErr["message"].(string)
+		reason := ""
+		if errs, _ := apiErr["errors"].([]any); len(errs) > 0 {
+			reason, _ = errs[0].(map[string]any)["reason"].(string)
+		}
+		if code != 400 || reason != want[0] || !strings.Contains(msg, want[1]) {
+			t.Errorf("%s: %d %v, want 400 %s with %q", body, code, out, want[0], want[1])
 		}
 	}
 	if got := e.mustGet("gpu"); got.GetResourceStatus().GetPhysicalHost() != before.GetResourceStatus().GetPhysicalHost() {
@@ -125,6 +131,15 @@ func TestReportHostAsFaultyRestartsOnANewHost(t *testing.T) {
 	}
 	if got := rt.waitCalls(t, 2); got[1] != "reset gpu" {
 		t.Errorf("runtime calls %v, want the VM rebooted", got)
+	}
+
+	noRestart := gpuVM("no-restart")
+	noRestart.Scheduling.AutomaticRestart = proto.Bool(false)
+	e.mustInsert(noRestart)
+	_, op = e.post("no-restart/reportHostAsFaulty", `{"disruptionSchedule":"IMMEDIATE"}`)
+	e.waitOp(op)
+	if got := e.mustGet("no-restart"); got.GetStatus() != "TERMINATED" {
+		t.Errorf("a VM without automaticRestart is %s after its host was reported", got.GetStatus())
 	}
 
 	op2, err := e.instances.Stop(e.ctx, &computepb.StopInstanceRequest{Project: project, Zone: zone, Instance: "gpu"})
