@@ -15,6 +15,7 @@ import (
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/datasources/goodputplan"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/datasources/machinetype"
+	recipesds "github.com/hypercompute/terraform-provider-hypercompute/internal/datasources/recipes"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/providerdata"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/bucket"
@@ -126,6 +127,7 @@ func (p *hypercomputeProvider) DataSources(_ context.Context) []func() datasourc
 	return []func() datasource.DataSource{
 		machinetype.NewDataSource,
 		goodputplan.NewDataSource,
+		recipesds.NewDataSource,
 	}
 }
 
