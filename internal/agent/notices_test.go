@@ -104,7 +104,7 @@ func noticeCloud(t *testing.T, vms map[string]*computepb.Scheduling) (*instances
 		}
 	}
 	svc := env.Server.Component("instances").(*instances.Service)
-	svc.SetNoticeWindows(instances.NoticeWindows{Maintenance: core.Duration(300 * time.Millisecond), Restart: core.Duration(100 * time.Millisecond),
+	svc.SetNoticeWindows(instances.NoticeWindows{Maintenance: core.Duration(time.Second), Restart: core.Duration(300 * time.Millisecond),
 		Preemption: core.Duration(300 * time.Millisecond)})
 	return svc, env.Server.Component("metadata").(*metadata.Server)
 }

@@ -181,7 +181,7 @@ func TestMaintenanceTerminatesThenRestartsOnANewHost(t *testing.T) {
 	rt := newFakeRuntime()
 	e.svc.SetMetadataServers(fakeMetadata{})
 	e.svc.SetRuntime(rt)
-	e.svc.SetNoticeWindows(instances.NoticeWindows{MaintenanceGPU: core.Duration(300 * time.Millisecond), Restart: core.Duration(50 * time.Millisecond)})
+	e.svc.SetNoticeWindows(instances.NoticeWindows{MaintenanceGPU: core.Duration(time.Second), Restart: core.Duration(50 * time.Millisecond)})
 	e.mustInsert(gpuVM("gpu"))
 	rt.waitCalls(t, 1)
 	before := e.mustGet("gpu")
@@ -242,7 +242,7 @@ func TestMaintenanceMigratesAMigrateVM(t *testing.T) {
 // (STOP) or deleted (DELETE); a restarted VM is no longer preempted. Standard VMs are never preempted.
 func TestPreemptionStopsOrDeletesSpotVMs(t *testing.T) {
 	e := newEnv(t)
-	e.svc.SetNoticeWindows(instances.NoticeWindows{Preemption: core.Duration(200 * time.Millisecond)})
+	e.svc.SetNoticeWindows(instances.NoticeWindows{Preemption: core.Duration(time.Second)})
 	for name, action := range map[string]string{"spot-stop": "STOP", "spot-delete": "DELETE"} {
 		v := vm(name, "e2-standard-2")
 		v.Scheduling = &computepb.Scheduling{ProvisioningModel: proto.String("SPOT"), InstanceTerminationAction: proto.String(action)}
@@ -291,16 +291,14 @@ func TestPreemptionStopsOrDeletesSpotVMs(t *testing.T) {
 // A notice saved in a state file goes on where it stopped once loaded: the MIGRATE VM is migrated when its
 // notice ends, by the emulator that loaded it.
 func TestNoticeLoadedFromAStateFileCompletes(t *testing.T) {
-	saved := newEnv(t)
+	saved, e := newEnv(t), newEnv(t)
 	saved.mustInsert(vm("web", "e2-standard-2"))
-	if _, err := saved.svc.Maintenance(saved.key("web"), 300*time.Millisecond); err != nil {
+	if _, err := saved.svc.Maintenance(saved.key("web"), time.Second); err != nil {
 		t.Fatal(err)
 	}
 	host := saved.mustGet("web").GetResourceStatus().GetPhysicalHost()
 	data := saved.srv.Store.Export()
 	saved.srv.Close() // its timers die with it
-
-	e := newEnv(t)
 	e.srv.Store.Replace(data)
 	if m, _ := e.svc.HostNotice(e.key("web"), e.mustGet("web")); m != instances.MaintenanceMigrate {
 		t.Fatalf("loaded notice: %s", m)

@@ -41,7 +41,7 @@ func TestMaintenanceNoticeWakesWaitForChange(t *testing.T) {
 	}()
 	time.Sleep(100 * time.Millisecond) // the guest is waiting
 	posted := time.Now()
-	if _, err := svc.Maintenance(vmKey, 500*time.Millisecond); err != nil {
+	if _, err := svc.Maintenance(vmKey, 2*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	var a answer
@@ -50,7 +50,7 @@ func TestMaintenanceNoticeWakesWaitForChange(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("wait_for_change did not return when the notice was posted")
 	}
-	if a.body != instances.MaintenanceMigrate || time.Since(posted) > 400*time.Millisecond {
+	if a.body != instances.MaintenanceMigrate || time.Since(posted) > 1500*time.Millisecond {
 		t.Fatalf("notice %q after %s, want %s at once", a.body, time.Since(posted), instances.MaintenanceMigrate)
 	}
 	if body, _ := e.waitChange(e.host, "instance/maintenance-event", a.etag); body != instances.MaintenanceNone {
