@@ -20,8 +20,8 @@
 //     directories under Config.StateDir for /etc/slurm, /etc/munge, /var/spool,
 //     /var/log, /var/lib/slurm, /var/lib/munge, /run, /tmp, /home, /etc/hosts,
 //     /etc/hostname, /etc/environment, /etc/resolv.conf; a fresh /proc and
-//     /dev/shm; an overlay on /usr/sbin adding mount.nfs, mount.nfs4 and
-//     mount.lustre. Nothing is mounted in the machine's namespace apart from
+//     /dev/shm; an overlay on /usr/sbin adding mount.nfs, mount.nfs4,
+//     mount.lustre and mount.gcsfuse. Nothing is mounted in the machine's namespace apart from
 //     the netns files `ip netns` keeps in /run/netns.
 //
 // Services reach hosts through link-local listeners the runtime opens inside
@@ -46,4 +46,10 @@
 // it on the target (read-write unless -o ro). Errors from the resolver reach
 // the guest's mount command as "mount.nfs: mounting ... failed: <error>" with
 // exit status 32. Lustre sources ("10.0.0.3@tcp:/lfs") work the same way.
+//
+// Cloud Storage: `mount -t gcsfuse -o OPTS BUCKET DIR` runs the mount.gcsfuse
+// helper, which turns the options into flags as gcsfuse's own helper does and
+// runs the machine's real gcsfuse with --custom-endpoint at the emulator's
+// Cloud Storage API (http://169.254.169.253/storage/v1/) and --anonymous-access.
+// The FUSE daemon is a process of the host, so deleting the VM unmounts it.
 package vmruntime

@@ -214,6 +214,9 @@ func overlayMountHelpers(layer string) error {
 			return err
 		}
 	}
+	if err := os.WriteFile(upper+"/mount.gcsfuse", gcsfuseMountHelper, 0o755); err != nil {
+		return err
+	}
 	opts := fmt.Sprintf("lowerdir=/usr/sbin,upperdir=%s,workdir=%s", upper, work)
 	return unix.Mount("overlay", "/usr/sbin", "overlay", 0, opts)
 }

@@ -200,3 +200,39 @@ func TestResetAndStateFileKeepObjectsInStepWithBuckets(t *testing.T) {
 		t.Errorf("a bucket recreated after a reset holds old objects: %v", items)
 	}
 }
+
+// objects.move renames in one call, as gcsfuse renames a file; preconditions guard both names.
+func TestObjectsMove(t *testing.T) {
+	e := emulatortest.Start(t)
+	must(t, e, http.StatusOK, "POST", bucketsPath, map[string]any{"name": "mvb"})
+	up := must(t, e, http.StatusOK, "POST", "/upload/storage/v1/b/mvb/o?uploadType=media&name=ckpt.tmp", "weights")
+	gen, _ := up["generation"].(string)
+	must(t, e, http.StatusOK, "POST", "/upload/storage/v1/b/mvb/o?uploadType=media&name=taken", "other")
+
+	code, m, _ := call(t, e, "POST", "/storage/v1/b/mvb/o/ckpt.tmp/moveTo/o/taken?ifGenerationMatch=0", "", nil)
+	if code != 412 {
+		t.Fatalf("move onto an existing object with ifGenerationMatch=0: %d", code)
+	}
+	wantError(t, m, 412, "conditionNotMet", "pre-conditions")
+	if code, _, _ := call(t, e, "POST", "/storage/v1/b/mvb/o/ckpt.tmp/moveTo/o/ckpt?ifSourceGenerationMatch=1", "", nil); code != 412 {
+		t.Fatalf("move with a stale source generation: %d", code)
+	}
+	moved := must(t, e, http.StatusOK, "POST", "/storage/v1/b/mvb/o/ckpt.tmp/moveTo/o/run%2Fckpt.pt?ifSourceGenerationMatch="+gen+"&ifGenerationMatch=0", nil)
+	if moved["name"] != "run/ckpt.pt" || moved["size"] != "7" || moved["kind"] != "storage#object" {
+		t.Errorf("move answered %v", moved)
+	}
+	if code, _, raw := call(t, e, "GET", "/storage/v1/b/mvb/o/run%2Fckpt.pt?alt=media", "", nil); code != 200 || string(raw) != "weights" {
+		t.Errorf("moved object reads %d %q", code, raw)
+	}
+	if code, _, _ := call(t, e, "GET", "/storage/v1/b/mvb/o/ckpt.tmp", "", nil); code != 404 {
+		t.Errorf("the source is still there after a move: %d", code)
+	}
+	code, m, _ = call(t, e, "POST", "/storage/v1/b/mvb/o/nope/moveTo/o/x", "", nil)
+	if code != 404 {
+		t.Fatalf("moving a missing object: %d", code)
+	}
+	wantError(t, m, 404, "notFound", "No such object: mvb/nope")
+	if n := e.CallCount("storage.objects.move"); n != 4 {
+		t.Errorf("storage.objects.move counted %d, want 4", n)
+	}
+}

@@ -13,6 +13,7 @@ package storage
 import (
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/fsouza/fake-gcs-server/fakestorage"
@@ -34,6 +35,7 @@ const selfLinkBase = "https://www.googleapis.com/storage/v1/b/"
 type Service struct {
 	*core.Server
 	objects atomic.Pointer[fakestorage.Server]
+	moveMu  sync.Mutex
 }
 
 // Register mounts the Cloud Storage API on srv.
@@ -75,6 +77,7 @@ func Register(srv *core.Server) *Service {
 	h("POST "+object+"/compose", "storage.objects.compose", core.Mutating, s.objectCall)
 	h("POST "+object+"/rewriteTo/b/{destBucket}/o/{destObject}", "storage.objects.rewrite", core.Mutating, s.objectCall)
 	h("POST "+object+"/copyTo/b/{destBucket}/o/{destObject}", "storage.objects.copy", core.Mutating, s.objectCall)
+	h("POST "+object+"/moveTo/o/{destObject}", "storage.objects.move", core.Mutating, s.moveObject)
 	for _, p := range []string{"/upload/storage/v1/b/{bucket}/o", "/upload/storage/v1/b/{bucket}/o/{$}"} {
 		// POST starts an upload (media, multipart, resumable); PUT sends a resumable upload's data, DELETE
 		// cancels it. All are the one discovery method.
