@@ -117,7 +117,7 @@ func (s *Service) CreateInstanceDisks(tx *core.Tx, instSelfLink string, created 
 		key := core.RelativePath(src)
 		var disk computepb.Disk
 		if ok, _ := tx.Get(KindDisks, key, &disk); !ok {
-			continue // disks created outside the emulator's knowledge (older snapshots) are not tracked
+			return core.OpNotFound(key) // checked at plan; gone since
 		}
 		if !slices.Contains(disk.Users, instSelfLink) {
 			disk.Users = append(disk.Users, instSelfLink)
@@ -126,6 +126,20 @@ func (s *Service) CreateInstanceDisks(tx *core.Tx, instSelfLink string, created 
 				return err
 			}
 		}
+	}
+	return nil
+}
+
+// CheckAttachable refuses, as Compute does, attaching the disk at key when it does not exist (404) or when
+// another VM uses it read-write (400 resourceInUseByAnotherResource); read-only disks can be shared.
+func CheckAttachable(st Reader, key, mode string) *core.APIError {
+	b, ok := st.GetRaw(KindDisks, key)
+	if !ok {
+		return core.NotFound(key)
+	}
+	var disk computepb.Disk
+	if core.Decode(b, &disk) == nil && len(disk.GetUsers()) > 0 && mode != "READ_ONLY" {
+		return core.ResourceInUse(key, core.RelativePath(disk.GetUsers()[0]))
 	}
 	return nil
 }

@@ -254,3 +254,45 @@ func TestHTTPMissingImageFails(t *testing.T) {
 		t.Errorf("VM whose boot disk name is taken: %d %v", code, body)
 	}
 }
+
+// A disk made with disks.insert is attached by source: the VM shows in users[], a second read-write VM is
+// refused, a missing disk is a 404, and with autoDelete false (the default for attached disks) it outlives the VM.
+func TestHTTPAttachExistingDisk(t *testing.T) {
+	env := emulatortest.Start(t)
+	httpNet(t, env)
+	if code, body := do(t, env, "POST", cz+"/zones/"+zone+"/disks", map[string]any{
+		"name": "data", "sizeGb": "100", "type": "zones/" + zone + "/diskTypes/pd-ssd"}); code != 200 {
+		t.Fatalf("disks.insert: %d %v", code, body)
+	}
+	code, d := do(t, env, "GET", cz+"/zones/"+zone+"/disks/data", nil)
+	if code != 200 || d["sizeGb"] != "100" || d["sourceImage"] != nil || d["users"] != nil || !strings.HasSuffix(d["type"].(string), "/pd-ssd") {
+		t.Fatalf("blank disk: %d %v", code, d)
+	}
+	withData := func(name, disk string) map[string]any {
+		b := instanceBody(name, "projects/debian-cloud/global/images/family/debian-12", nil)
+		b["disks"] = append(b["disks"].([]any), map[string]any{"source": "zones/" + zone + "/disks/" + disk})
+		return b
+	}
+	if code, body := do(t, env, "POST", cz+"/zones/"+zone+"/instances", withData("vm-a", "data")); code != 200 {
+		t.Fatalf("instance with data disk: %d %v", code, body)
+	}
+	_, d = do(t, env, "GET", cz+"/zones/"+zone+"/disks/data", nil)
+	if users, _ := d["users"].([]any); len(users) != 1 || !strings.HasSuffix(users[0].(string), "/instances/vm-a") {
+		t.Errorf("users = %v", d["users"])
+	}
+	code, body := do(t, env, "POST", cz+"/zones/"+zone+"/instances", withData("vm-b", "data"))
+	wantError(t, code, body, 400, "resourceInUseByAnotherResource", "")
+	code, body = do(t, env, "POST", cz+"/zones/"+zone+"/instances", withData("vm-c", "nope"))
+	wantError(t, code, body, 404, "notFound", "The resource 'projects/"+project+"/zones/"+zone+"/disks/nope' was not found")
+
+	if code, _ := do(t, env, "DELETE", cz+"/zones/"+zone+"/instances/vm-a", nil); code != 200 {
+		t.Fatal("instances.delete")
+	}
+	code, d = do(t, env, "GET", cz+"/zones/"+zone+"/disks/data", nil)
+	if code != 200 || d["users"] != nil {
+		t.Errorf("data disk after its VM went: %d %v", code, d)
+	}
+	if code, _ := do(t, env, "GET", cz+"/zones/"+zone+"/disks/vm-a", nil); code != 404 {
+		t.Errorf("vm-a's boot disk (autoDelete) still answers %d", code)
+	}
+}

@@ -272,7 +272,11 @@ func (s *Service) planDisks(p *plan, out *computepb.Instance, field string) *cor
 			}
 			d.InitializeParams = nil // GET never shows how a disk was created
 		} else {
-			d.Source = proto.String(core.SelfLink(resolveRef(p.project, "zones/"+p.zone, "disks", d.GetSource())))
+			src := resolveRef(p.project, "zones/"+p.zone, "disks", d.GetSource())
+			if err := compute.CheckAttachable(s.Store, src, d.GetMode()); err != nil {
+				return err
+			}
+			d.Source = proto.String(core.SelfLink(src))
 			if d.AutoDelete == nil {
 				d.AutoDelete = proto.Bool(false)
 			}
