@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the tests need: real Slurm and munge for the local
 # runtime and the Slurm integration tests, plus the namespace and process tools the
-# emulator's local runtime drives. Safe to run repeatedly: when every package is
-# already installed it does nothing (no apt-get update, no network).
+# emulator's local runtime drives, and Cloud Storage FUSE (gcsfuse), built once
+# from its Go module. Safe to run repeatedly: when every package is installed and
+# gcsfuse is at its version it does nothing (no apt-get update, no network).
 set -euo pipefail
 
 packages=(
@@ -10,6 +11,8 @@ packages=(
   munge slurmctld slurmd slurm-client slurmrestd slurm-wlm-jwt-plugin libpmix2 libpmix-dev
   # Tools the local runtime and its tests use inside emulated hosts.
   jq iproute2 util-linux procps psmisc curl netcat-openbsd bsdextrautils
+  # FUSE for gcsfuse (fusermount3), which the local runtime's `mount -t gcsfuse` runs.
+  fuse3
 )
 
 if [[ $(id -u) -ne 0 ]]; then
@@ -19,6 +22,25 @@ fi
 if ! command -v apt-get >/dev/null; then
   echo "install-deps.sh: apt-get not found; install by hand: ${packages[*]}" >&2
   exit 1
+fi
+
+# Cloud Storage FUSE is not packaged for Debian 12: build the real one from its Go
+# module into a fixed path, once. It needs a newer Go than this project, which
+# GOTOOLCHAIN=auto fetches through the Go module proxy (about 4 minutes on 2 cores).
+gcsfuse_version=v3.13.0
+gcsfuse_bin=/usr/local/bin/gcsfuse
+if go version -m "$gcsfuse_bin" 2>/dev/null |
+  grep -Eq "^[[:space:]]*mod[[:space:]]+github.com/googlecloudplatform/gcsfuse/v3[[:space:]]+$gcsfuse_version([[:space:]]|$)"; then
+  echo "install-deps.sh: gcsfuse $gcsfuse_version already installed"
+elif ! command -v go >/dev/null; then
+  echo "install-deps.sh: go is not on PATH; it is needed to build gcsfuse" >&2
+  exit 1
+else
+  echo "install-deps.sh: building gcsfuse $gcsfuse_version into $gcsfuse_bin"
+  gobin=$(mktemp -d)
+  (cd "$gobin" && GOTOOLCHAIN=auto GOBIN="$gobin" go install "github.com/googlecloudplatform/gcsfuse/v3@$gcsfuse_version")
+  install -m 0755 "$gobin/gcsfuse" "$gcsfuse_bin"
+  rm -rf "$gobin"
 fi
 
 missing=()
