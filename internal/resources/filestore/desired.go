@@ -20,6 +20,9 @@ type desired struct {
 func (d *desired) parent() string   { return "projects/" + d.project + "/locations/" + d.location }
 func (d *desired) fullName() string { return tfutil.InstanceName(d.project, d.location, d.name) }
 
+// names is the instance ID (for messages) and the full name.
+func (d *desired) names() (id, name string) { return d.name, d.fullName() }
+
 func toDesired(ctx context.Context, m *model) (*desired, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	var share shareModel

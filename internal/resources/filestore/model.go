@@ -4,6 +4,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
 
 type model struct {
@@ -42,3 +44,8 @@ var (
 	shareAttrTypes   = map[string]attr.Type{"name": types.StringType, "capacity_gb": types.Int64Type}
 	networkAttrTypes = map[string]attr.Type{"name": types.StringType, "connect_mode": types.StringType, "reserved_ip_range": types.StringType}
 )
+
+// storageFields is what the storage lifecycle (tfutil.StorageResource) reads from the model.
+func (m *model) storageFields() tfutil.StorageFields {
+	return tfutil.StorageFields{ID: m.ID.ValueString(), Protected: m.DeletionProtection.ValueBool(), Timeouts: m.Timeouts}
+}

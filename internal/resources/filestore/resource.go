@@ -45,13 +45,8 @@ func NewResource() resource.Resource {
 // Managed Lustre, over Filestore's calls.
 func (r *filestoreResource) crud() tfutil.StorageResource[model, *desired, *filestorepb.Instance] {
 	return tfutil.StorageResource[model, *desired, *filestorepb.Instance]{
-		Storage: r.storage(),
-		Fields: func(m *model) tfutil.StorageFields {
-			return tfutil.StorageFields{ID: m.ID.ValueString(), Protected: m.DeletionProtection.ValueBool(), Timeouts: m.Timeouts}
-		},
-		ToDesired: toDesired,
-		Names:     func(d *desired) (string, string) { return d.name, d.fullName() },
-		Insert:    r.create, Patch: r.patch, Remove: r.remove, Flatten: r.flatten,
+		Storage: r.storage(), Fields: (*model).storageFields, ToDesired: toDesired, Names: (*desired).names,
+		Insert: r.create, Patch: r.patch, Remove: r.remove, Flatten: r.flatten,
 		CreateTimeout: defaultCreateTimeout, UpdateTimeout: defaultUpdateTimeout, DeleteTimeout: defaultDeleteTimeout,
 	}
 }

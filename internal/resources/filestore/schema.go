@@ -9,7 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
@@ -112,12 +111,8 @@ func (r *filestoreResource) Schema(ctx context.Context, _ resource.SchemaRequest
 			"description":      tfutil.InstanceDescriptionAttribute(),
 			"labels":           tfutil.LabelsAttribute("instance"),
 			"effective_labels": tfutil.EffectiveLabelsAttribute("instance"),
-			"deletion_protection": schema.BoolAttribute{
-				Optional: true, Computed: true,
-				Default: booldefault.StaticBool(true),
-				MarkdownDescription: "Filestore's own deletion protection (`deletionProtectionEnabled`). Default `true`: a destroy, " +
-					"or anything that would delete the instance, is refused at plan time. Set it to `false` and apply before destroying.",
-			},
+			"deletion_protection": tfutil.DeletionProtectionAttribute("Filestore's own deletion protection (`deletionProtectionEnabled`). Default `true`: a destroy, " +
+				"or anything that would delete the instance, is refused at plan time. Set it to `false` and apply before destroying."),
 			"deletion_protection_reason": schema.StringAttribute{
 				Optional:            true,
 				MarkdownDescription: "Why the instance is protected, shown by Filestore when a delete is refused. Only with `deletion_protection = true`.",

@@ -21,6 +21,9 @@ type desired struct {
 func (d *desired) parent() string   { return "projects/" + d.project + "/locations/" + d.zone }
 func (d *desired) fullName() string { return tfutil.InstanceName(d.project, d.zone, d.name) }
 
+// names is the instance ID (for messages) and the full name.
+func (d *desired) names() (id, name string) { return d.name, d.fullName() }
+
 func toDesired(ctx context.Context, m *model) (*desired, diag.Diagnostics) {
 	labels, diags := tfutil.LabelMap(ctx, m.EffectiveLabels)
 	d := &desired{project: m.Project.ValueString(), zone: m.Zone.ValueString(), name: m.Name.ValueString()}

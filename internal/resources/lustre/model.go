@@ -3,6 +3,8 @@ package lustre
 import (
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
 
 type model struct {
@@ -23,4 +25,10 @@ type model struct {
 	IPAddress                types.String   `tfsdk:"ip_address"`
 	State                    types.String   `tfsdk:"state"`
 	Timeouts                 timeouts.Value `tfsdk:"timeouts"`
+}
+
+// storageFields is what the storage lifecycle (tfutil.StorageResource) reads from the model.
+// (The Managed Lustre API has no deletion protection; the provider is all that refuses.)
+func (m *model) storageFields() tfutil.StorageFields {
+	return tfutil.StorageFields{ID: m.ID.ValueString(), Protected: m.DeletionProtection.ValueBool(), Timeouts: m.Timeouts}
 }

@@ -44,14 +44,8 @@ func NewResource() resource.Resource {
 // Filestore, over Managed Lustre's calls.
 func (r *lustreResource) crud() tfutil.StorageResource[model, *desired, *wire.Instance] {
 	return tfutil.StorageResource[model, *desired, *wire.Instance]{
-		Storage: r.storage(),
-		// The API itself has no deletion protection; the provider is all that refuses.
-		Fields: func(m *model) tfutil.StorageFields {
-			return tfutil.StorageFields{ID: m.ID.ValueString(), Protected: m.DeletionProtection.ValueBool(), Timeouts: m.Timeouts}
-		},
-		ToDesired: toDesired,
-		Names:     func(d *desired) (string, string) { return d.name, d.fullName() },
-		Insert:    r.create, Patch: r.patch, Remove: r.remove, Flatten: r.flatten,
+		Storage: r.storage(), Fields: (*model).storageFields, ToDesired: toDesired, Names: (*desired).names,
+		Insert: r.create, Patch: r.patch, Remove: r.remove, Flatten: r.flatten,
 		CreateTimeout: defaultCreateTimeout, UpdateTimeout: defaultUpdateTimeout, DeleteTimeout: defaultDeleteTimeout,
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
@@ -72,12 +71,8 @@ func (r *lustreResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			"description":      tfutil.InstanceDescriptionAttribute(),
 			"labels":           tfutil.LabelsAttribute("instance"),
 			"effective_labels": tfutil.EffectiveLabelsAttribute("instance"),
-			"deletion_protection": schema.BoolAttribute{
-				Optional: true, Computed: true,
-				Default: booldefault.StaticBool(true),
-				MarkdownDescription: "Refuse to destroy the instance (enforced by the provider: the API has no such setting). " +
-					"Default `true`. Set it to `false` and apply before destroying. An imported instance starts protected.",
-			},
+			"deletion_protection": tfutil.DeletionProtectionAttribute("Refuse to destroy the instance (enforced by the provider: the API has no such setting). " +
+				"Default `true`. Set it to `false` and apply before destroying. An imported instance starts protected."),
 			"mount_point": schema.StringAttribute{
 				Computed: true, PlanModifiers: stable,
 				MarkdownDescription: "The API's mount point, `<ip>@tcp:/<filesystem>`.",

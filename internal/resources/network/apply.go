@@ -11,6 +11,7 @@ import (
 	"google.golang.org/api/iterator"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
 
 var iteratorDone = iterator.Done
@@ -27,11 +28,7 @@ type applier struct {
 
 // wait finishes a mutating call: the call's own error, or the operation's outcome, classified.
 func (a *applier) wait(ctx context.Context, op *compute.Operation, err error) error {
-	if err != nil {
-		return gcp.Classify(err)
-	}
-	_, err = a.c.WaitCompute(ctx, op)
-	return err
+	return tfutil.ComputeDone(ctx, a.c, op, err)
 }
 
 // apply converges everything the network owns. The VPC and its subnet come first (everything
@@ -46,22 +43,8 @@ func (a *applier) apply(ctx context.Context) error {
 	if _, err := a.ensureSubnet(ctx, a.d.region, a.d.n.subnet(), networkURL(a.d.project, a.d.name), a.d.subnetCIDR, a.d.privateGoogleAccess); err != nil {
 		return err
 	}
-	var (
-		mu   sync.Mutex
-		errs []error
-		wg   sync.WaitGroup
-	)
-	run := func(f func() error) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := f(); err != nil {
-				mu.Lock()
-				errs = append(errs, err)
-				mu.Unlock()
-			}
-		}()
-	}
+	var g tfutil.Group
+	run := g.Go
 	run(func() error {
 		if a.d.nat {
 			return a.ensureRouter(ctx)
@@ -83,9 +66,8 @@ func (a *applier) apply(ctx context.Context) error {
 		}
 		return a.pruneGPUNetworks(ctx)
 	})
-	wg.Wait()
-	if len(errs) > 0 {
-		return errors.Join(errs...)
+	if err := g.Wait(); err != nil {
+		return err
 	}
 	// Firewall rules reference the GPU VPCs, so they come after them.
 	want := a.desiredFirewalls()
@@ -95,8 +77,7 @@ func (a *applier) apply(ctx context.Context) error {
 	for _, name := range a.unwantedFirewalls(want) {
 		run(func() error { return a.deleteFirewall(ctx, name) })
 	}
-	wg.Wait()
-	return errors.Join(errs...)
+	return g.Wait()
 }
 
 func (a *applier) unwantedFirewalls(want []firewallRule) []string {

@@ -15,6 +15,7 @@ import (
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp/bulk"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
 
 // applier reconciles the cloud towards one desired partition.
@@ -133,23 +134,12 @@ func (a *applier) reconcile(ctx context.Context) ([]string, error) {
 	}
 
 	var (
-		mu       sync.Mutex
+		g        tfutil.Group
+		mu       sync.Mutex // guards created and warnings
 		created  []string
-		errs     []error
 		warnings []string
-		wg       sync.WaitGroup
 	)
-	run := func(f func() error) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := f(); err != nil {
-				mu.Lock()
-				errs = append(errs, err)
-				mu.Unlock()
-			}
-		}()
-	}
+	run := g.Go
 	run(func() error { return ensureTemplate(ctx, a.cl, d.project, p.template, p.props) })
 	run(func() error {
 		if d.compact {
@@ -171,9 +161,8 @@ func (a *applier) reconcile(ctx context.Context) ([]string, error) {
 		return err
 	})
 	run(func() error { return a.writeConfig(ctx, p.ci.controller, first, wait) })
-	wg.Wait()
-	if len(errs) > 0 {
-		return warnings, a.explain(ctx, errors.Join(errs...))
+	if err := g.Wait(); err != nil {
+		return warnings, a.explain(ctx, err)
 	}
 	if d.waitForNodes && d.static > 0 {
 		// The configuration is applied; the apply ends when the static nodes can take jobs.

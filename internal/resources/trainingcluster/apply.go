@@ -112,7 +112,7 @@ func (a *applier) applyLogins(ctx context.Context, items map[string]string, recr
 			gone = append(gone, existing[i].GetName())
 		}
 	}
-	err = parallel(want, func(i int) error {
+	err = tfutil.Parallel(want, func(i int) error {
 		name := a.d.loginName(i)
 		cur := existing[i]
 		if cur != nil && recreate {
@@ -131,7 +131,7 @@ func (a *applier) applyLogins(ctx context.Context, items map[string]string, recr
 	if err != nil {
 		return nil, err
 	}
-	if err := parallel(gone, func(name string) error { return a.remove(ctx, name) }); err != nil {
+	if err := tfutil.Parallel(gone, func(name string) error { return a.remove(ctx, name) }); err != nil {
 		return nil, err
 	}
 	var names []string
@@ -149,7 +149,7 @@ func (a *applier) waitAll(ctx context.Context, ctlName string, expect expectFunc
 	defer cancel()
 	vms := append([]string{ctlName}, logins...)
 	errs := make([]error, len(vms))
-	_ = parallel(indexes(len(vms)), func(i int) error {
+	_ = tfutil.Parallel(indexes(len(vms)), func(i int) error {
 		var e expectFunc
 		if i == 0 {
 			e = expect
@@ -189,7 +189,7 @@ func (a *applier) destroy(ctx context.Context) error {
 	for _, i := range sortedIndexes(existing) {
 		names = append(names, existing[i].GetName())
 	}
-	if err := parallel(names, func(n string) error { return a.remove(ctx, n) }); err != nil {
+	if err := tfutil.Parallel(names, func(n string) error { return a.remove(ctx, n) }); err != nil {
 		return err
 	}
 	ctl, err := a.findVM(ctx, a.d.controllerName())

@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	compute "cloud.google.com/go/compute/apiv1"
 	"cloud.google.com/go/compute/apiv1/computepb"
@@ -28,11 +27,7 @@ type applier struct {
 }
 
 func (a *applier) wait(ctx context.Context, op *compute.Operation, err error) error {
-	if err != nil {
-		return gcp.Classify(err)
-	}
-	_, err = a.c.WaitCompute(ctx, op)
-	return err
+	return tfutil.ComputeDone(ctx, a.c, op, err)
 }
 
 // metadata renders the payload of a VM (clusterconfig.VMMetadata).
@@ -201,28 +196,6 @@ func sortedIndexes(m map[int]*computepb.Instance) []int {
 	out := slices.Collect(maps.Keys(m))
 	sort.Ints(out)
 	return out
-}
-
-// parallel runs f for each item at once and joins the errors.
-func parallel[T any](items []T, f func(T) error) error {
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		errs []error
-	)
-	for _, it := range items {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := f(it); err != nil {
-				mu.Lock()
-				errs = append(errs, err)
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
 }
 
 func internalIP(inst *computepb.Instance) string {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	compute "cloud.google.com/go/compute/apiv1"
+
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
 )
 
@@ -48,4 +50,14 @@ func WaitCreated[T any](ctx context.Context, what string, get func(context.Conte
 		return ready(v)
 	})
 	return got, err
+}
+
+// ComputeDone finishes a mutating Compute call: the call's own error, classified, or the outcome
+// of its operation.
+func ComputeDone(ctx context.Context, cl *gcp.Clients, op *compute.Operation, err error) error {
+	if err != nil {
+		return gcp.Classify(err)
+	}
+	_, err = cl.WaitCompute(ctx, op)
+	return err
 }

@@ -3,6 +3,7 @@ package tfutil
 import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -40,5 +41,15 @@ func InstanceDescriptionAttribute() schema.StringAttribute {
 		Optional:            true,
 		MarkdownDescription: "Description of the instance, up to 2048 characters.",
 		Validators:          []validator.String{stringvalidator.LengthAtMost(MaxInstanceDescription)},
+	}
+}
+
+// DeletionProtectionAttribute is a storage instance's deletion_protection: on unless set false,
+// so data outlives a careless destroy. markdown says who enforces it.
+func DeletionProtectionAttribute(markdown string) schema.BoolAttribute {
+	return schema.BoolAttribute{
+		Optional: true, Computed: true,
+		Default:             booldefault.StaticBool(true),
+		MarkdownDescription: markdown,
 	}
 }
