@@ -169,8 +169,15 @@ func (s *Service) insertFirewall(w http.ResponseWriter, r *http.Request) {
 	fw.Network = network.SelfLink
 	id, created, self := s.newMeta(KindFirewalls, key)
 	fw.Kind = proto.String("compute#firewall")
+	// Compute answers these even when they were not sent.
 	if fw.Description == nil {
-		fw.Description = proto.String("") // Compute answers an empty description
+		fw.Description = proto.String("")
+	}
+	if fw.Disabled == nil {
+		fw.Disabled = proto.Bool(false)
+	}
+	if fw.LogConfig == nil {
+		fw.LogConfig = &computepb.FirewallLogConfig{Enable: proto.Bool(false)}
 	}
 	fw.Id = proto.Uint64(id)
 	fw.CreationTimestamp = proto.String(created)

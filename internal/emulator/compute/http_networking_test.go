@@ -240,3 +240,20 @@ func TestHTTPMalformedPageToken(t *testing.T) {
 		wantError(t, code, body, 400, "invalid", "")
 	}
 }
+
+// Compute answers defaults it was not sent: an empty description, disabled false, logging off.
+func TestHTTPFirewallDefaults(t *testing.T) {
+	env := emulatortest.Start(t)
+	httpNet(t, env)
+	if code, body := do(t, env, "POST", cz+"/global/firewalls", map[string]any{
+		"name": "ssh", "network": "global/networks/net", "sourceRanges": []string{"35.235.240.0/20"},
+		"allowed": []any{map[string]any{"IPProtocol": "tcp", "ports": []string{"22"}}}}); code != 200 {
+		t.Fatalf("firewalls.insert: %d %v", code, body)
+	}
+	code, fw := do(t, env, "GET", cz+"/global/firewalls/ssh", nil)
+	logCfg, _ := fw["logConfig"].(map[string]any)
+	if code != 200 || fw["description"] != "" || fw["disabled"] != false || logCfg["enable"] != false ||
+		fw["direction"] != "INGRESS" || fw["priority"] != float64(1000) {
+		t.Errorf("firewall = %d %v", code, fw)
+	}
+}
