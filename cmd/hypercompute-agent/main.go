@@ -28,6 +28,7 @@ commands:
   resume <nodelist>       create the VMs of Slurm nodes (slurmctld's ResumeProgram)
   suspend <nodelist>      delete the VMs of Slurm nodes (SuspendProgram)
   resume-fail <nodelist>  clean up nodes that did not come up (ResumeFailProgram)
+  goodput --since <window> measured goodput from Slurm accounting over a window (7d, 24h, 90m, 2w)
   version                 print the agent's version
 `
 
@@ -96,6 +97,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		loadEnvironmentFile("/etc/environment")
 		return agent.Status(ctx, stdout, version)
+	case "goodput":
+		if len(rest) != 2 || rest[0] != "--since" {
+			return usageError(cmd + " takes --since <window>, e.g. goodput --since 7d")
+		}
+		return agent.GoodputReport(ctx, rest[1], stdout)
 	case cc.AgentCmdResume, cc.AgentCmdSuspend, cc.AgentCmdResumeFail:
 		nodes, err := nodelist()
 		if err != nil {

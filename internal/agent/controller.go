@@ -60,6 +60,8 @@ type controller struct {
 	// and slurmrestd on this VM); jobsActive: one is queued or running.
 	sched      jobScheduler
 	jobsActive bool
+	// acct: the accounting setup done (accounting.go).
+	acct accountingState
 }
 
 func newController(h *host) *controller {
@@ -116,6 +118,10 @@ func (c *controller) reconcile(ctx context.Context, n cc.Node, attrs map[string]
 		return err
 	}
 	if err := c.prepareHost(cluster, slurm); err != nil {
+		return err
+	}
+	// slurmctld refuses to start with accounting whose slurmdbd is down.
+	if err := c.accounting(ctx, cluster, slurm, files[path.Join(l.ConfDir, cc.SlurmConfFile)]); err != nil {
 		return err
 	}
 	st := c.loadState()
@@ -201,7 +207,7 @@ func (c *controller) apply(ctx context.Context, cluster cc.Cluster, files map[st
 	if err := c.writeConfig(files, st.Files); err != nil {
 		return st, err
 	}
-	if running && !sameNodeDefinitions(previousConf, conf) {
+	if running && (!sameNodeDefinitions(previousConf, conf) || accountingRestart(previousConf, conf)) {
 		// Slurm 22.05 cannot add or remove nodes on reconfigure ("MaxNodeCount has changed
 		// during reconfig, slurmctld must be restarted" is fatal), so a change to the node set
 		// restarts slurmctld. Jobs keep running: their state is in StateSaveLocation and the
@@ -246,6 +252,9 @@ func (c *controller) nextCheck() time.Duration {
 	}
 	if c.jobsActive {
 		next = min(next, jobsPending)
+	}
+	if c.acct.applied != "" {
+		next = min(next, goodputEvery)
 	}
 	return next
 }

@@ -31,7 +31,9 @@ type Cluster struct {
 	Agents []AgentRef    `json:"agents"`
 	Power  PowerPrograms `json:"power,omitzero"`
 	Health *HealthCheck  `json:"health_check,omitempty"`
-	Layout Layout        `json:"layout,omitzero"`
+	// Accounting is slurmdbd and its database (accounting.go); nil keeps no records.
+	Accounting *Accounting `json:"accounting,omitempty"`
+	Layout     Layout      `json:"layout,omitzero"`
 	// Cloud is where the cluster's VMs run (set by the training cluster resource).
 	Cloud *Cloud `json:"cloud,omitempty"`
 	// LocalRuntime is set when the cluster runs on the local cloud's emulated VMs, whose hosts have

@@ -154,6 +154,7 @@ func RenderSlurmConf(c Cluster, parts []Partition) ([]byte, error) {
 		w.kv("HealthCheckInterval", h.Interval)
 		w.kv("HealthCheckNodeState", h.NodeState)
 	}
+	writeAccounting(&w, c)
 
 	w.blank()
 	w.comment("Cloud nodes and power saving: the agent creates and deletes the VMs")

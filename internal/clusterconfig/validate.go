@@ -73,6 +73,9 @@ func ValidateCluster(c Cluster) error {
 	if err := validateSlurmSettings(c.Slurm); err != nil {
 		return err
 	}
+	if err := ValidateAccounting(c); err != nil {
+		return err
+	}
 	if err := ValidateMounts(c.Mounts); err != nil {
 		return err
 	}

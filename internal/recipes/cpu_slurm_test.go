@@ -184,7 +184,7 @@ func TestCPURecipeUnderSlurm(t *testing.T) {
 
 	t.Run("completes", func(t *testing.T) {
 		dir := t.TempDir()
-		const steps = 20
+		const steps = 16
 		j := testCPUJob("tiny-complete", dir, steps)
 		id := submit(t, j)
 		info := waitJobEnd(t, id, 90*time.Second)
@@ -222,29 +222,37 @@ func TestCPURecipeUnderSlurm(t *testing.T) {
 	})
 
 	t.Run("requeue resumes", func(t *testing.T) {
+		// Far more steps than the test waits for, so the requeue lands
+		// mid-training on a fast machine too; the test cancels the job once
+		// the second run has trained past its resume point.
 		dir := t.TempDir()
-		const steps = 40
-		j := testCPUJob("tiny-requeue", dir, steps)
+		j := testCPUJob("tiny-requeue", dir, 100000)
+		j.Checkpoint.IntervalSeconds = 1
 		id := submit(t, j)
+		t.Cleanup(func() { _ = exec.Command("scancel", id).Run() })
 		var before Progress
 		if err := waitUntil(60*time.Second, "a checkpoint and steps past it", func() bool {
 			p, ok := readProgress(t, j.RunDir)
 			before = p
-			return ok && p.LastCheckpointStep > 0 && p.Step >= 8
+			return ok && p.LastCheckpointStep > 0 && p.Step >= 6
 		}); err != nil {
 			t.Fatalf("%v; log:\n%s", err, jobLog(t, j, id))
 		}
 		if out, err := exec.Command("scontrol", "requeue", id).CombinedOutput(); err != nil {
 			t.Fatalf("scontrol requeue: %v: %s", err, out)
 		}
-		info := waitJobEnd(t, id, 120*time.Second)
-		log := jobLog(t, j, id)
-		if info["JobState"] != "COMPLETED" || info["Restarts"] != "1" {
-			t.Fatalf("job %s ended %s after %s restarts, want COMPLETED after 1; log:\n%s", id, info["JobState"], info["Restarts"], log)
+		var after Progress
+		if err := waitUntil(90*time.Second, "the requeued run to train", func() bool {
+			p, ok := readProgress(t, j.RunDir)
+			after = p
+			return ok && p.Restarts == 1 && p.Step >= before.Step+3
+		}); err != nil {
+			t.Fatalf("%v (progress %+v); log:\n%s", err, after, jobLog(t, j, id))
 		}
-		p, _ := readProgress(t, j.RunDir)
-		if p.Restarts != 1 || p.Step != steps {
-			t.Errorf("progress restarts %d step %d, want 1 and %d", p.Restarts, p.Step, steps)
+		info := jobInfo(t, id)
+		log := jobLog(t, j, id)
+		if info["Restarts"] != "1" || info["JobState"] != "RUNNING" {
+			t.Errorf("job %s is %s after %s restarts, want RUNNING after 1", id, info["JobState"], info["Restarts"])
 		}
 		// The step counter continues: the second run starts from a
 		// checkpoint at or after the last one seen before the requeue, and
@@ -257,24 +265,20 @@ func TestCPURecipeUnderSlurm(t *testing.T) {
 		if resumedAt < before.LastCheckpointStep || resumedAt < 1 {
 			t.Errorf("the second run resumed at step %d; want at least the checkpoint at step %d seen before the requeue", resumedAt, before.LastCheckpointStep)
 		}
-		ms := readMetrics(t, filepath.Join(j.RunDir, "metrics.jsonl"))
-		var after []int
-		for i, x := range ms {
-			if i > 0 && x.Step <= ms[i-1].Step {
-				after = nil // a step redone after the restart: start over
-			}
-			after = append(after, x.Step)
-		}
-		if ms[len(ms)-1].Step != steps || !containsStep(ms, resumedAt+1) {
-			t.Errorf("metrics do not continue from step %d to %d: %v", resumedAt+1, steps, after)
+		if !containsStep(readMetrics(t, filepath.Join(j.RunDir, "metrics.jsonl")), resumedAt+1) {
+			t.Errorf("metrics do not go on at step %d after the resume", resumedAt+1)
 		}
 		// SIGTERM from the requeue made the job checkpoint before it
 		// stopped: the lost work is under one interval.
-		if p.LostSeconds >= float64(j.Checkpoint.IntervalSeconds) {
-			t.Errorf("lost %.2f s, want under one interval (%d s)", p.LostSeconds, j.Checkpoint.IntervalSeconds)
+		if after.LostSeconds >= float64(j.Checkpoint.IntervalSeconds) {
+			t.Errorf("lost %.2f s, want under one interval (%d s)", after.LostSeconds, j.Checkpoint.IntervalSeconds)
 		}
-		if !(p.LastLoss < p.FirstLoss) {
-			t.Errorf("loss did not fall across the requeue: first %.3f last %.3f", p.FirstLoss, p.LastLoss)
+		if !(after.LastLoss < after.FirstLoss) {
+			t.Errorf("loss did not fall across the requeue: first %.3f last %.3f", after.FirstLoss, after.LastLoss)
 		}
+		if out, err := exec.Command("scancel", id).CombinedOutput(); err != nil {
+			t.Fatalf("scancel: %v: %s", err, out)
+		}
+		waitJobEnd(t, id, 60*time.Second)
 	})
 }

@@ -57,6 +57,9 @@ func rewriteConf(conf []byte, sb sandbox, strict bool) (out []byte, stubbed []st
 		"slurmdlogfile":     "SlurmdLogFile=" + sb.path("log", "slurmd-%n.log"),
 		"slurmschedlogfile": "SlurmSchedLogFile=" + sb.path("log", "sched.log"),
 		"authaltparameters": "AuthAltParameters=jwt_key=" + sb.jwtKey,
+		// The sandbox must not talk to the cluster's slurmdbd: it would register its own ports
+		// there under the cluster's name.
+		"accountingstoragetype": "AccountingStorageType=accounting_storage/none",
 	}
 	// Keys whose presence is replaced by a controller of our own.
 	dropped := map[string]bool{"controlmachine": true, "controladdr": true, "backupcontroller": true, "backupaddr": true}

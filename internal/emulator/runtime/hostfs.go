@@ -39,6 +39,7 @@ var privateDirs = []privateDir{
 	{target: "/var/lib/slurm", image: "dirs"},
 	{target: "/var/lib/munge", image: "dirs"},
 	{target: "/var/lib/hypercompute", image: "dirs"}, // the agent's binary and state
+	{target: "/var/lib/mysql"},                       // MariaDB's datadir (Slurm accounting), empty as on a new VM
 	{target: "/home"},
 	// The payload's default mount points for Lustre and Cloud Storage FUSE: private so that a
 	// VM's mount never shows on the machine or in another VM.

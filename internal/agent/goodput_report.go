@@ -1,0 +1,266 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/recipes"
+)
+
+// sacctFields are the columns goodput reads, in this order, from
+// `sacct -a -X -D -P -n -o <fields>`: one line per attempt of each job (-D keeps the attempts a
+// requeue ended), allocations only (-X).
+var sacctFields = []string{"JobIDRaw", "JobName", "Partition", "State", "Eligible", "Start", "End", "ElapsedRaw", "WorkDir"}
+
+// sacctTimeLayout is sacct's default time format (SLURM_TIME_FORMAT unset), in local time.
+const sacctTimeLayout = "2006-01-02T15:04:05"
+
+// attempt is one sacct line.
+type attempt struct {
+	jobID, name, partition, state, workDir string
+	eligible, start, end                   time.Time // zero when sacct says Unknown or None
+	elapsed                                float64
+}
+
+// interruptedStates end an attempt whose work is redone by the next one.
+var interruptedStates = map[string]bool{"REQUEUED": true, "NODE_FAIL": true, "PREEMPTED": true, "BOOT_FAIL": true}
+
+// parseSacct reads `sacct -P -n -o sacctFields` output.
+func parseSacct(out string) ([]attempt, error) {
+	var as []attempt
+	for n, line := range strings.Split(out, "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		f := strings.Split(line, "|")
+		if len(f) != len(sacctFields) {
+			return nil, fmt.Errorf("sacct line %d has %d fields, want %d (%s): %q", n+1, len(f), len(sacctFields), strings.Join(sacctFields, ","), line)
+		}
+		elapsed, err := strconv.ParseFloat(f[7], 64)
+		if err != nil {
+			return nil, fmt.Errorf("sacct line %d: ElapsedRaw %q is not a number", n+1, f[7])
+		}
+		a := attempt{jobID: f[0], name: f[1], partition: f[2], workDir: f[8], elapsed: elapsed}
+		// "CANCELLED by 0" → CANCELLED.
+		if a.state, _, _ = strings.Cut(f[3], " "); a.state == "" {
+			return nil, fmt.Errorf("sacct line %d has no state", n+1)
+		}
+		for _, t := range []struct {
+			dst *time.Time
+			s   string
+		}{{&a.eligible, f[4]}, {&a.start, f[5]}, {&a.end, f[6]}} {
+			if t.s == "Unknown" || t.s == "None" || t.s == "" {
+				continue
+			}
+			if *t.dst, err = time.ParseInLocation(sacctTimeLayout, t.s, time.Local); err != nil {
+				return nil, fmt.Errorf("sacct line %d: time %q: %w", n+1, t.s, err)
+			}
+		}
+		as = append(as, a)
+	}
+	return as, nil
+}
+
+// progressLost returns a recipe's recorded lost_seconds from its run directory, if it has one.
+type progressLost func(workDir string) (float64, bool)
+
+func readProgressLost(workDir string) (float64, bool) {
+	if workDir == "" {
+		return 0, false
+	}
+	b, err := os.ReadFile(filepath.Join(workDir, recipes.ProgressFile))
+	if err != nil {
+		return 0, false
+	}
+	var p recipes.Progress
+	if json.Unmarshal(b, &p) != nil {
+		return 0, false
+	}
+	return p.LostSeconds, true
+}
+
+// computeGoodput turns attempts into a report. now stands for the wait of a job still pending.
+func computeGoodput(as []attempt, window string, since, now time.Time, lost progressLost) cc.GoodputReport {
+	var order []string
+	byJob := map[string][]attempt{}
+	for _, a := range as {
+		if _, seen := byJob[a.jobID]; !seen {
+			order = append(order, a.jobID)
+		}
+		byJob[a.jobID] = append(byJob[a.jobID], a)
+	}
+	r := cc.GoodputReport{Window: window, Since: since.UTC().Format(time.RFC3339), GeneratedAt: now.UTC().Format(time.RFC3339), Partitions: map[string]cc.GoodputFigures{}}
+	var jobs []cc.JobGoodput
+	for _, id := range order {
+		runs := byJob[id]
+		last := runs[len(runs)-1]
+		j := cc.JobGoodput{JobID: id, Name: last.name, Partition: last.partition, State: last.state}
+		j.Jobs = 1
+		j.Restarts = len(runs) - 1
+		var interrupted float64
+		for _, a := range runs {
+			switch {
+			case !a.start.IsZero() && !a.eligible.IsZero():
+				j.WaitSeconds += math.Max(0, a.start.Sub(a.eligible).Seconds())
+			case a.start.IsZero() && !a.eligible.IsZero() && !a.end.IsZero():
+				j.WaitSeconds += math.Max(0, a.end.Sub(a.eligible).Seconds()) // cancelled while waiting
+			case a.start.IsZero() && !a.eligible.IsZero():
+				j.WaitSeconds += math.Max(0, now.Sub(a.eligible).Seconds()) // still waiting
+			}
+			j.RunSeconds += a.elapsed
+			if interruptedStates[a.state] {
+				interrupted += a.elapsed
+			}
+		}
+		j.LostSeconds = interrupted
+		if l, ok := lost(last.workDir); ok {
+			j.LostSeconds = l
+		}
+		j.LostSeconds = math.Min(j.LostSeconds, j.RunSeconds)
+		j.GoodputFigures = withRatios(j.GoodputFigures)
+		jobs = append(jobs, j)
+		r.Total = add(r.Total, j.GoodputFigures)
+		r.Partitions[j.Partition] = add(r.Partitions[j.Partition], j.GoodputFigures)
+	}
+	r.Total = withRatios(r.Total)
+	for p, f := range r.Partitions {
+		r.Partitions[p] = withRatios(f)
+	}
+	if len(jobs) > cc.GoodputReportMaxJobs {
+		r.JobsOmitted = len(jobs) - cc.GoodputReportMaxJobs
+		jobs = jobs[len(jobs)-cc.GoodputReportMaxJobs:]
+	}
+	r.Jobs = jobs
+	if r.Jobs == nil {
+		r.Jobs = []cc.JobGoodput{}
+	}
+	return r
+}
+
+func add(a, b cc.GoodputFigures) cc.GoodputFigures {
+	a.Jobs += b.Jobs
+	a.WaitSeconds += b.WaitSeconds
+	a.RunSeconds += b.RunSeconds
+	a.LostSeconds += b.LostSeconds
+	a.Restarts += b.Restarts
+	return a
+}
+
+func withRatios(f cc.GoodputFigures) cc.GoodputFigures {
+	f.Scheduling, f.Runtime = 1, 1
+	if t := f.RunSeconds + f.WaitSeconds; t > 0 {
+		f.Scheduling = f.RunSeconds / t
+	}
+	if f.RunSeconds > 0 {
+		f.Runtime = (f.RunSeconds - f.LostSeconds) / f.RunSeconds
+	}
+	return f
+}
+
+// ParseWindow reads a window such as 7d, 24h, 90m or 2w.
+func ParseWindow(s string) (time.Duration, error) {
+	units := map[byte]time.Duration{'m': time.Minute, 'h': time.Hour, 'd': 24 * time.Hour, 'w': 7 * 24 * time.Hour}
+	if len(s) >= 2 {
+		if u, ok := units[s[len(s)-1]]; ok {
+			if n, err := strconv.Atoi(s[:len(s)-1]); err == nil && n > 0 {
+				return time.Duration(n) * u, nil
+			}
+		}
+	}
+	return 0, fmt.Errorf("window %q is not a positive whole number of m, h, d or w (e.g. 7d)", s)
+}
+
+// measureGoodput reads the accounting records of jobs active since now-window and computes the report.
+func measureGoodput(ctx context.Context, env []string, window string, now time.Time) (cc.GoodputReport, error) {
+	d, err := ParseWindow(window)
+	if err != nil {
+		return cc.GoodputReport{}, err
+	}
+	since := now.Add(-d)
+	out, err := runCommand(ctx, env, "sacct", "-a", "-X", "-D", "-P", "-n",
+		"-S", since.Local().Format(sacctTimeLayout), "-E", "now", "-o", strings.Join(sacctFields, ","))
+	if err != nil {
+		return cc.GoodputReport{}, err
+	}
+	as, err := parseSacct(out)
+	if err != nil {
+		return cc.GoodputReport{}, err
+	}
+	return computeGoodput(as, window, since, now, readProgressLost), nil
+}
+
+// goodputEvery is how often the controller refreshes its goodput reports.
+const goodputEvery = 10 * time.Second
+
+// reportGoodput refreshes the controller's goodput-<window> guest attributes.
+func (c *controller) reportGoodput(ctx context.Context, cluster cc.Cluster) {
+	if time.Since(c.acct.lastGoodput) < goodputEvery {
+		return
+	}
+	now := time.Now()
+	for _, w := range cc.GoodputWindows {
+		r, err := measureGoodput(ctx, []string{"SLURM_CONF=" + clientConf}, w, now)
+		if err != nil {
+			c.log.Warn("measuring goodput", "window", w, "error", err.Error())
+			return
+		}
+		b, _ := json.Marshal(r)
+		c.rep.set(ctx, cc.GuestAttrGoodputPrefix+w, string(b))
+	}
+	c.acct.lastGoodput = now
+}
+
+// GoodputReport prints measured goodput over the window (e.g. "7d") from sacct, for the
+// `hypercompute-agent goodput --since 7d` command on a login node.
+func GoodputReport(ctx context.Context, window string, stdout io.Writer) error {
+	r, err := measureGoodput(ctx, nil, window, time.Now())
+	if err != nil {
+		return err
+	}
+	return writeGoodputText(stdout, r)
+}
+
+func writeGoodputText(w io.Writer, r cc.GoodputReport) error {
+	fmt.Fprintf(w, "Goodput over %s (jobs active since %s), from Slurm accounting\n", r.Window, r.Since)
+	fmt.Fprintln(w, "scheduling = run / (run + wait); runtime = (run - lost) / run; seconds")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	row := func(cols ...string) { fmt.Fprintln(tw, strings.Join(cols, "\t")) }
+	figs := func(f cc.GoodputFigures) []string {
+		return []string{strconv.Itoa(f.Jobs), secs(f.WaitSeconds), secs(f.RunSeconds), secs(f.LostSeconds), strconv.Itoa(f.Restarts), pct(f.Scheduling), pct(f.Runtime)}
+	}
+	fmt.Fprintln(tw)
+	row("PARTITION", "JOBS", "WAIT", "RUN", "LOST", "RESTARTS", "SCHEDULING", "RUNTIME")
+	names := make([]string, 0, len(r.Partitions))
+	for p := range r.Partitions {
+		names = append(names, p)
+	}
+	sort.Strings(names)
+	for _, p := range names {
+		row(append([]string{p}, figs(r.Partitions[p])...)...)
+	}
+	row(append([]string{"TOTAL"}, figs(r.Total)...)...)
+	fmt.Fprintln(tw)
+	row("JOBID", "NAME", "PARTITION", "STATE", "WAIT", "RUN", "LOST", "RESTARTS", "SCHEDULING", "RUNTIME")
+	for _, j := range r.Jobs {
+		f := figs(j.GoodputFigures)
+		row(append([]string{j.JobID, j.Name, j.Partition, j.State}, f[1:]...)...)
+	}
+	if r.JobsOmitted > 0 {
+		row(fmt.Sprintf("(%d older jobs counted in the totals only)", r.JobsOmitted))
+	}
+	return tw.Flush()
+}
+
+func secs(s float64) string { return strconv.FormatFloat(math.Round(s), 'f', 0, 64) }
+func pct(r float64) string  { return strconv.FormatFloat(100*r, 'f', 1, 64) + "%" }

@@ -1,0 +1,117 @@
+package agent
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A sample of `sacct -a -X -D -P -n -o JobIDRaw,JobName,Partition,State,Eligible,Start,End,ElapsedRaw,WorkDir`
+// as Slurm 22.05 prints it: job 7 ran 100 s after waiting 20 s; job 8 was requeued after 300 s
+// (its first run all lost), waited 60 s and then ran 200 s; job 9 is a recipe requeued once whose
+// progress file says 45 s were redone; job 10 was cancelled while pending; job 11 still waits.
+const sacctSample = `7|train|gpu|COMPLETED|2026-12-01T10:00:00|2026-12-01T10:00:20|2026-12-01T10:02:00|100|/home/u/a
+8|sweep|gpu|REQUEUED|2026-12-01T10:00:00|2026-12-01T10:00:00|2026-12-01T10:05:00|300|/home/u/b
+8|sweep|gpu|COMPLETED|2026-12-01T10:05:00|2026-12-01T10:06:00|2026-12-01T10:09:20|200|/home/u/b
+9|llama|gpu|NODE_FAIL|2026-12-01T11:00:00|2026-12-01T11:00:10|2026-12-01T11:10:10|600|/lustre/runs/llama
+9|llama|gpu|COMPLETED|2026-12-01T11:10:10|2026-12-01T11:10:40|2026-12-01T11:30:40|1200|/lustre/runs/llama
+10|dbg|debug|CANCELLED by 0|2026-12-01T12:00:00|None|2026-12-01T12:00:30|0|/home/u
+11|dbg|debug|PENDING|2026-12-01T12:59:00|Unknown|Unknown|0|/home/u
+`
+
+func TestGoodputFromSacct(t *testing.T) {
+	as, err := parseSacct(sacctSample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 12, 1, 13, 0, 0, 0, time.Local)
+	lost := func(dir string) (float64, bool) {
+		if dir == "/lustre/runs/llama" {
+			return 45, true
+		}
+		return 0, false
+	}
+	r := computeGoodput(as, "1d", now.Add(-24*time.Hour), now, lost)
+
+	type want struct {
+		state                string
+		wait, run, lost      float64
+		restarts             int
+		scheduling, runtime_ float64
+	}
+	wants := map[string]want{
+		"7":  {"COMPLETED", 20, 100, 0, 0, 100.0 / 120, 1},
+		"8":  {"COMPLETED", 60, 500, 300, 1, 500.0 / 560, 200.0 / 500},
+		"9":  {"COMPLETED", 40, 1800, 45, 1, 1800.0 / 1840, 1755.0 / 1800},
+		"10": {"CANCELLED", 30, 0, 0, 0, 0, 1},
+		"11": {"PENDING", 60, 0, 0, 0, 0, 1},
+	}
+	if len(r.Jobs) != len(wants) {
+		t.Fatalf("%d jobs, want %d: %+v", len(r.Jobs), len(wants), r.Jobs)
+	}
+	for _, j := range r.Jobs {
+		w := wants[j.JobID]
+		if j.State != w.state || j.WaitSeconds != w.wait || j.RunSeconds != w.run || j.LostSeconds != w.lost || j.Restarts != w.restarts ||
+			math.Abs(j.Scheduling-w.scheduling) > 1e-12 || math.Abs(j.Runtime-w.runtime_) > 1e-12 {
+			t.Errorf("job %s: %+v %s; want %+v", j.JobID, j.GoodputFigures, j.State, w)
+		}
+	}
+	gpu := r.Partitions["gpu"]
+	if gpu.Jobs != 3 || gpu.RunSeconds != 2400 || gpu.WaitSeconds != 120 || gpu.LostSeconds != 345 || gpu.Restarts != 2 ||
+		math.Abs(gpu.Runtime-2055.0/2400) > 1e-12 || math.Abs(gpu.Scheduling-2400.0/2520) > 1e-12 {
+		t.Errorf("partition gpu: %+v", gpu)
+	}
+	if r.Total.Jobs != 5 || r.Total.WaitSeconds != 210 || r.Total.RunSeconds != 2400 {
+		t.Errorf("total: %+v", r.Total)
+	}
+
+	var text bytes.Buffer
+	if err := writeGoodputText(&text, r); err != nil {
+		t.Fatal(err)
+	}
+	// Columns are aligned with spaces; compare the words of each line.
+	var lines []string
+	for _, l := range strings.Split(text.String(), "\n") {
+		lines = append(lines, strings.Join(strings.Fields(l), " "))
+	}
+	all := strings.Join(lines, "\n")
+	for _, line := range []string{
+		"gpu 3 120 2400 345 2 95.2% 85.6%",
+		"debug 2 90 0 0 0 0.0% 100.0%",
+		"TOTAL 5 210 2400 345 2 92.0% 85.6%",
+		"8 sweep gpu COMPLETED 60 500 300 1 89.3% 40.0%",
+		"9 llama gpu COMPLETED 40 1800 45 1 97.8% 97.5%",
+	} {
+		if !strings.Contains(all, "\n"+line+"\n") {
+			t.Errorf("the text report lacks %q:\n%s", line, text.String())
+		}
+	}
+}
+
+func TestSacctParseErrors(t *testing.T) {
+	for name, in := range map[string]string{
+		"too few fields":   "7|train|gpu|COMPLETED\n",
+		"elapsed not int":  "7|train|gpu|COMPLETED|2026-12-01T10:00:00|2026-12-01T10:00:20|None|abc|/h\n",
+		"bad time":         "7|train|gpu|COMPLETED|yesterday|2026-12-01T10:00:20|None|1|/h\n",
+		"no state at all ": "7|train|gpu||2026-12-01T10:00:00|2026-12-01T10:00:20|None|1|/h\n",
+	} {
+		if _, err := parseSacct(in); err == nil {
+			t.Errorf("%s: parsed", name)
+		}
+	}
+}
+
+func TestParseWindow(t *testing.T) {
+	for in, want := range map[string]time.Duration{"7d": 7 * 24 * time.Hour, "24h": 24 * time.Hour, "90m": 90 * time.Minute, "2w": 14 * 24 * time.Hour} {
+		if got, err := ParseWindow(in); err != nil || got != want {
+			t.Errorf("%s: %v %v", in, got, err)
+		}
+	}
+	for _, in := range []string{"", "d", "0d", "-1d", "7", "7y", "1.5d"} {
+		if _, err := ParseWindow(in); err == nil {
+			t.Errorf("%q accepted", in)
+		}
+	}
+}

@@ -1,0 +1,54 @@
+package clusterconfig
+
+// GuestAttrGoodputPrefix + window ("1d", "7d", "30d") is the controller's measured goodput over
+// that window (a GoodputReport as JSON), refreshed while accounting is on.
+const GuestAttrGoodputPrefix = "goodput-"
+
+// GoodputWindows are the windows the controller reports, as `hypercompute-agent goodput --since`
+// takes them.
+var GoodputWindows = []string{"1d", "7d", "30d"}
+
+// GoodputReportMaxJobs bounds the jobs listed in a report (the newest), so it fits a guest
+// attribute; the totals count every job.
+const GoodputReportMaxJobs = 50
+
+// GoodputReport is measured goodput from Slurm's accounting records over a window.
+//
+// Scheduling goodput is run / (run + wait): the share of a job's time in the queue and on nodes
+// that it spent running. Runtime goodput is (run - lost) / run: the share of run time that became
+// progress. Lost time is, for a job whose run directory holds a recipe progress file, the
+// lost_seconds it recorded (time redone since the last checkpoint); for any other job, the whole
+// run of every attempt that a requeue, node failure or preemption ended.
+type GoodputReport struct {
+	Window      string `json:"window"`
+	GeneratedAt string `json:"generated_at"` // RFC 3339
+	Since       string `json:"since"`        // RFC 3339
+	// Total sums every job in the window.
+	Total      GoodputFigures            `json:"total"`
+	Partitions map[string]GoodputFigures `json:"partitions"`
+	Jobs       []JobGoodput              `json:"jobs"`
+	// JobsOmitted counts jobs beyond GoodputReportMaxJobs, counted in the totals only.
+	JobsOmitted int `json:"jobs_omitted,omitempty"`
+}
+
+// GoodputFigures are the sums and ratios for a set of jobs.
+type GoodputFigures struct {
+	Jobs        int     `json:"jobs"`
+	WaitSeconds float64 `json:"wait_seconds"`
+	RunSeconds  float64 `json:"run_seconds"`
+	LostSeconds float64 `json:"lost_seconds"`
+	Restarts    int     `json:"restarts"`
+	// Ratios in [0, 1]; 1 when there is no time to divide.
+	Scheduling float64 `json:"scheduling_goodput"`
+	Runtime    float64 `json:"runtime_goodput"`
+}
+
+// JobGoodput is one Slurm job, all its attempts together.
+type JobGoodput struct {
+	JobID     string `json:"job_id"`
+	Name      string `json:"name"`
+	Partition string `json:"partition"`
+	// State is the last attempt's state (COMPLETED, FAILED, RUNNING ...).
+	State string `json:"state"`
+	GoodputFigures
+}
