@@ -66,6 +66,11 @@ type Checkpoint struct {
 	// IntervalSeconds > 0 is a fixed interval; 0 with Auto is the
 	// Young/Daly interval √(2·C·M), recomputed after each checkpoint from
 	// the measured cost C and MTBFSeconds.
+	// The CPU trainer applies both. GPU recipes launch Megatron-Bridge or
+	// NeMo, which count checkpoint intervals in steps: they save every
+	// save_interval_steps (a hyperparameter) and on SIGTERM, and the
+	// seconds given here are not converted (the step time is unknown
+	// before the run).
 	IntervalSeconds int  `json:"interval_seconds,omitempty"`
 	Auto            bool `json:"auto,omitempty"`
 	// MTBFSeconds is the partition's expected time between interruptions
