@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-func needTorch(t *testing.T) {
+func needTorch(t testing.TB) {
 	t.Helper()
 	if err := exec.Command("/usr/bin/python3", "-c", "import torch, torch.distributed").Run(); err != nil {
 		t.Skip("skipping: /usr/bin/python3 cannot import torch (install python3-torch: scripts/install-deps.sh)")
@@ -99,7 +99,7 @@ func waitJobEnd(t *testing.T, id string, limit time.Duration) map[string]string 
 	return info
 }
 
-func readProgress(t *testing.T, runDir string) (Progress, bool) {
+func readProgress(t testing.TB, runDir string) (Progress, bool) {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(runDir, ProgressFile))
 	if err != nil {

@@ -100,7 +100,17 @@ type Progress struct {
 	// LostSeconds is training time redone after restarts: the time since
 	// the last checkpoint when each earlier run stopped.
 	LostSeconds float64 `json:"lost_seconds"`
-	UpdatedAt   string  `json:"updated_at"`
+	// StartupSeconds: from the trainer's process start to the first step
+	// of the current run (imports, rendezvous, loading a checkpoint).
+	StartupSeconds float64 `json:"startup_seconds,omitempty"`
+	// Generation of the job that wrote the file: a restart only continues
+	// the counts of its own generation.
+	Generation string `json:"generation,omitempty"`
+	// StartedAt is when the current run started (RFC 3339).
+	StartedAt string `json:"started_at,omitempty"`
+	// Finished: the run reached max_steps (and exported the model).
+	Finished  bool   `json:"finished,omitempty"`
+	UpdatedAt string `json:"updated_at"`
 }
 
 // ProgressFile is the name of the Progress file in a job's RunDir.

@@ -12,7 +12,7 @@ import (
 
 // runTrainer runs the embedded trainer as a single rank (no Slurm) on the
 // trainer config Render would write for j, and returns its output.
-func runTrainer(t *testing.T, j Job, wantExit int) string {
+func runTrainer(t testing.TB, j Job, wantExit int) string {
 	t.Helper()
 	r, err := Validate(j)
 	if err != nil {
@@ -55,7 +55,7 @@ func singleRankJob(dir, mode string, steps int) Job {
 	return j
 }
 
-func progressOf(t *testing.T, j Job) Progress {
+func progressOf(t testing.TB, j Job) Progress {
 	t.Helper()
 	p, ok := readProgress(t, j.RunDir)
 	if !ok {

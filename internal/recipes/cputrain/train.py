@@ -26,6 +26,12 @@ per-step collective, to checkpoint at the next step boundary and stop with
 EXIT_STOPPED, so the job can be requeued and resume.
 """
 
+import time
+
+# Process start, before torch is imported: startup_seconds in the progress
+# file counts from here to the run's first step (import, rendezvous, resume).
+PROCESS_START = time.time()
+
 import datetime
 import json
 import math
@@ -35,7 +41,6 @@ import re
 import shutil
 import signal
 import sys
-import time
 
 import torch
 import torch.distributed as dist
@@ -490,6 +495,8 @@ def main():
         mean_loss, stop, due = flags[0].item(), flags[1].item() > 0, flags[2].item() > 0
         step_time = time.time() - t0
         if rank == 0:
+            if "startup_seconds" not in prog:
+                prog["startup_seconds"] = time.time() - PROCESS_START
             if not prog["first_loss"]:
                 prog["first_loss"] = mean_loss
             prog["step"], prog["last_loss"] = step, mean_loss
