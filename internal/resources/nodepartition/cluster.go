@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"cloud.google.com/go/compute/apiv1/computepb"
 	"google.golang.org/protobuf/proto"
@@ -129,94 +128,4 @@ func (ci *clusterInfo) partitionsWith(name string, p *cc.Partition) []cc.Partiti
 // the controller as the write left it.
 func setPartitionKey(ctx context.Context, cl *gcp.Clients, ref clusterRef, inst *computepb.Instance, key string, value *string) (*computepb.Instance, error) {
 	return tfutil.SetMetadataKey(ctx, cl, ref.vm(), inst, key, value)
-}
-
-// appliedWait is how the provider waits for the controller's agent to take a configuration.
-type appliedWait struct {
-	cl  *gcp.Clients
-	ref clusterRef
-	// what names the change in errors ("partition a3mega").
-	what string
-	// poll bounds the interval between two looks.
-	poll time.Duration
-}
-
-// report waits on the controller's report. Its failure is checked after its rejection of this
-// configuration, which names the cause better.
-func (w appliedWait) report() tfutil.ReportWait {
-	return tfutil.ReportWait{Clients: w.cl, VM: w.ref.vm(), Max: w.poll, IgnoreFailure: true}
-}
-
-// untilApplied waits until the controller reports config-hash equal to the hash of the cluster and
-// every partition in its metadata now (not only this one's: another partition applied at the same
-// time is part of what the agent applies). It fails with the agent's own words when the agent
-// rejected that configuration or failed.
-func (w appliedWait) untilApplied(ctx context.Context) error {
-	var expected string
-	last, err := w.report().Until(ctx, func(r tfutil.Report) (bool, error) {
-		inst, err := w.ref.getController(ctx, w.cl)
-		if err != nil {
-			return false, err
-		}
-		ci, err := clusterFrom(w.ref, inst)
-		if err != nil {
-			return false, err
-		}
-		expected, err = cc.Hash(ci.cfg, ci.partitionsWith("", nil))
-		if err != nil {
-			return false, fmt.Errorf("the cluster's configuration cannot be rendered: %w", err)
-		}
-		if rest, ok := r.Rejected(expected); ok {
-			return false, fmt.Errorf("the controller %s rejected the configuration with %s and kept the previous one: %s", w.ref.controller(), w.what, rest)
-		}
-		if r.Failed() {
-			return false, fmt.Errorf("the controller %s failed (phase %s): %s", w.ref.controller(), r.Phase, r.Error)
-		}
-		return r.Ready(expected), nil
-	})
-	if err != nil && ctx.Err() != nil {
-		phase := last.Phase
-		if phase == "" {
-			phase = "none reported"
-		}
-		return fmt.Errorf("timed out waiting for the controller %s to apply the configuration with %s (config hash %s); last phase seen: %s, last applied hash: %q. Check the controller's serial console",
-			w.ref.controller(), w.what, tfutil.ShortHash(expected), phase, tfutil.ShortHash(last.ConfigHash))
-	}
-	return err
-}
-
-// untilDrained waits for the agent's drain report and hands each node to gone as soon as the
-// report names it (drained, no job left), so idle nodes go at once and busy ones when their jobs
-// end. It returns once every node of the drain was handed over.
-func (w appliedWait) untilDrained(ctx context.Context, partition string, drain cc.Drain, gone func([]string) error) error {
-	want, err := cc.ExpandHostlist(drain.Nodes)
-	if err != nil {
-		return err
-	}
-	pending := slices.Clone(want)
-	_, err = w.report().Until(ctx, func(r tfutil.Report) (bool, error) {
-		id, done, ok := r.Drained(partition)
-		if !ok || id != drain.ID {
-			return false, nil
-		}
-		var ready []string
-		pending = slices.DeleteFunc(pending, func(n string) bool {
-			if slices.Contains(done, n) {
-				ready = append(ready, n)
-				return true
-			}
-			return false
-		})
-		if len(ready) > 0 {
-			if err := gone(ready); err != nil {
-				return false, err
-			}
-		}
-		return len(pending) == 0, nil
-	})
-	if err != nil && ctx.Err() != nil {
-		return fmt.Errorf("timed out waiting for %s to finish their jobs: they are drained (no new jobs start on them) and will be deleted by the next apply once idle; set force_scale_down = true to delete them now, killing their jobs",
-			cc.CompressHostlist(pending))
-	}
-	return err
 }
