@@ -62,7 +62,9 @@ func scriptHead(b *strings.Builder, j Job, r Recipe, flags []string) {
 	for _, f := range flags {
 		b.WriteString("#SBATCH " + f + "\n")
 	}
-	b.WriteString("set -uo pipefail\n")
+	// No `set -u`: the NIC stacks' env scripts extend variables that may be
+	// unset (${LD_LIBRARY_PATH}).
+	b.WriteString("set -o pipefail\n")
 }
 
 // envExports writes the job's extra environment, sorted, quoted.

@@ -18,8 +18,9 @@ var stackMounts = map[catalog.NICStack][]string{
 }
 
 // enrootCache holds imported container images on the cluster's shared
-// /home, so each image is imported once per cluster, not once per job.
-const enrootCache = "/home/.hypercompute/enroot"
+// /home, so each image is imported once per cluster, not once per job;
+// HYPERCOMPUTE_ENROOT_CACHE in the job's environment moves it.
+const enrootCache = "${HYPERCOMPUTE_ENROOT_CACHE:-/home/.hypercompute/enroot}"
 
 // megatronRecipeNames: the Megatron-Bridge performance recipe of each size.
 var megatronRecipeNames = map[string]string{

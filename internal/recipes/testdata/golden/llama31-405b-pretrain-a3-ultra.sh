@@ -11,7 +11,7 @@
 #SBATCH --open-mode=append
 #SBATCH --output=/home/runs/run1/slurm-%j.out
 #SBATCH --time=1440
-set -uo pipefail
+set -o pipefail
 RUN_DIR='/home/runs/run1'
 CKPT_DIR='/lustre/checkpoints/run1'
 mkdir -p "$RUN_DIR" "$CKPT_DIR"
@@ -26,7 +26,7 @@ export MASTER_ADDR=${first_addr:-$first_node}
 export MASTER_PORT=$((20000 + SLURM_JOB_ID % 20000))
 export HF_HOME='/lustre/hf'
 IMAGE='docker://nvcr.io#nvidia/nemo:26.02'
-SQSH=/home/.hypercompute/enroot/nvcr.io+nvidia+nemo+26.02.sqsh
+SQSH=${HYPERCOMPUTE_ENROOT_CACHE:-/home/.hypercompute/enroot}/nvcr.io+nvidia+nemo+26.02.sqsh
 mkdir -p "$(dirname "$SQSH")"
 flock "$SQSH.lock" bash -c '[ -f "$1" ] || enroot import --output "$1.part" "$2" && mv -f "$1.part" "$1"' _ "$SQSH" "$IMAGE" || { echo "enroot import of $IMAGE failed" >&2; exit 1; }
 mounts="$CKPT_DIR:$CKPT_DIR,$RUN_DIR:$RUN_DIR,/home:/home"
