@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 
 	"cloud.google.com/go/compute/apiv1/computepb"
 	"google.golang.org/protobuf/proto"
@@ -91,6 +92,16 @@ func (d NewDisk) build(id uint64, now, fingerprint string) *computepb.Disk {
 		disk.SizeGb = proto.Int64(defaultBlankDisk)
 	}
 	return disk
+}
+
+// CheckSize refuses, as Compute does, a disk smaller than its source image; field names the size in the
+// request.
+func (d NewDisk) CheckSize(field string) *core.APIError {
+	if d.Image != nil && d.SizeGb != 0 && d.SizeGb < d.Image.GetDiskSizeGb() {
+		return core.InvalidField(field, strconv.FormatInt(d.SizeGb, 10),
+			fmt.Sprintf("Requested disk size cannot be smaller than the image size (%d GB)", d.Image.GetDiskSizeGb()))
+	}
+	return nil
 }
 
 // DiskSizeGb is the size a new disk gets (what the instance's attachedDisk shows).
@@ -197,9 +208,8 @@ func (s *Service) insertDisk(w http.ResponseWriter, r *http.Request) {
 			fail(w, r, apiErr)
 			return
 		}
-		if nd.SizeGb != 0 && nd.SizeGb < nd.Image.GetDiskSizeGb() {
-			fail(w, r, core.InvalidField("resource.sizeGb", uintString(uint64(nd.SizeGb)),
-				fmt.Sprintf("Requested disk size cannot be smaller than the image size (%d GB)", nd.Image.GetDiskSizeGb())))
+		if e := nd.CheckSize("resource.sizeGb"); e != nil {
+			fail(w, r, e)
 			return
 		}
 	}

@@ -226,6 +226,8 @@ func TestHTTPMissingImageFails(t *testing.T) {
 	wantMissing := "The resource '" + missing + "' was not found"
 	code, body := do(t, env, "POST", cz+"/zones/"+zone+"/instances", instanceBody("vm", missing, nil))
 	wantError(t, code, body, 404, "notFound", wantMissing)
+	code, body = do(t, env, "POST", cz+"/zones/"+zone+"/instances", instanceBody("vm", "projects/debian-cloud/global/images/family/debian-12", map[string]any{"diskSizeGb": "5"}))
+	wantError(t, code, body, 400, "invalid", "Invalid value for field 'resource.disks[0].initializeParams.diskSizeGb': '5'. Requested disk size cannot be smaller than the image size (10 GB)")
 	code, body = do(t, env, "POST", cz+"/zones/"+zone+"/instances", instanceBody("vm", "family/debian-12", nil))
 	wantError(t, code, body, 400, "invalid", "Invalid value for field 'resource.disks[0].initializeParams.sourceImage': 'family/debian-12'. The URL is malformed.")
 

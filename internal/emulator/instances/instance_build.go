@@ -543,6 +543,9 @@ func (s *Service) newDisk(p *plan, ip *computepb.AttachedDiskInitializeParams, f
 		}
 		nd.Image = img
 	}
+	if err := nd.CheckSize(field + ".initializeParams.diskSizeGb"); err != nil {
+		return nil, err
+	}
 	return nd, nil
 }
 
