@@ -13,6 +13,8 @@ packages=(
   jq iproute2 util-linux procps psmisc curl netcat-openbsd bsdextrautils
   # FUSE for gcsfuse (fusermount3), which the local runtime's `mount -t gcsfuse` runs.
   fuse3
+  # PyTorch for the CPU training recipe (tiny-gpt, run with /usr/bin/python3).
+  python3-torch python3-numpy
 )
 
 if [[ $(id -u) -ne 0 ]]; then
