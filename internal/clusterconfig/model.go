@@ -93,6 +93,10 @@ type HealthCheck struct {
 	// NodeState is Slurm's HealthCheckNodeState (e.g. "ANY", "IDLE,CYCLE");
 	// empty means ANY.
 	NodeState string `json:"node_state,omitempty"`
+	// Prolog and Epilog: a health policy runs checks there too (HealthPlan.HealthScripts), so
+	// slurm.conf names the prolog/epilog directories even when the cluster has no script of its own.
+	Prolog bool `json:"prolog,omitempty"`
+	Epilog bool `json:"epilog,omitempty"`
 }
 
 // AgentRef identifies one build of the node agent.
