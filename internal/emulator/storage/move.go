@@ -59,9 +59,10 @@ func (s *Service) moveObject(w http.ResponseWriter, r *http.Request) {
 	get := httptest.NewRequestWithContext(r.Context(), http.MethodGet, "/storage/v1/b/"+url.PathEscape(bucket)+"/o/"+url.PathEscape(dst), nil)
 	rec := httptest.NewRecorder()
 	fs.HTTPHandler().ServeHTTP(rec, get)
+	rec.Header().Del("Content-Length")
 	for k, vs := range rec.Header() {
 		w.Header()[k] = vs
 	}
 	w.WriteHeader(rec.Code)
-	_, _ = w.Write(rec.Body.Bytes())
+	_, _ = w.Write(s.objectJSON(r, rec.Body.Bytes()))
 }

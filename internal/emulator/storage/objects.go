@@ -1,7 +1,11 @@
 package storage
 
 import (
+	"encoding/json"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
 
 	"github.com/fsouza/fake-gcs-server/fakestorage"
 
@@ -24,7 +28,67 @@ func (s *Service) objectCall(w http.ResponseWriter, r *http.Request) {
 		h.ServeHTTP(rec, r)
 		return
 	}
-	h.ServeHTTP(w, r)
+	if r.URL.Query().Get("alt") == "media" || strings.HasPrefix(r.URL.Path, "/download/") {
+		h.ServeHTTP(w, r) // object data streams through untouched
+		return
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, r)
+	body := rec.Body.Bytes()
+	if rec.Code == http.StatusOK && strings.HasPrefix(rec.Header().Get("Content-Type"), "application/json") {
+		body = s.objectJSON(r, body)
+		rec.Header().Del("Content-Length")
+	}
+	for k, vs := range rec.Header() {
+		w.Header()[k] = vs
+	}
+	w.WriteHeader(rec.Code)
+	_, _ = w.Write(body)
+}
+
+// objectJSON makes the object server's object resources (one, or a list's items) what the API answers: the id
+// carries the generation, and acl and owner appear only with projection=full on a bucket that still has ACLs
+// (uniform bucket-level access has none).
+func (s *Service) objectJSON(r *http.Request, body []byte) []byte {
+	var m map[string]any
+	if json.Unmarshal(body, &m) != nil {
+		return body
+	}
+	keepACL := r.URL.Query().Get("projection") == "full"
+	if keepACL {
+		if b, err := s.bucket(r.PathValue("bucket")); err == nil && b.uniformAccess() {
+			keepACL = false
+		}
+	}
+	fix := func(o map[string]any) {
+		if o["kind"] != "storage#object" {
+			return
+		}
+		if !keepACL {
+			delete(o, "acl")
+			delete(o, "owner")
+		}
+		bucket, _ := o["bucket"].(string)
+		name, _ := o["name"].(string)
+		gen, _ := o["generation"].(string)
+		o["id"] = bucket + "/" + name + "/" + gen
+		path := url.PathEscape(bucket) + "/o/" + url.PathEscape(name)
+		o["selfLink"] = selfLinkBase + path
+		o["mediaLink"] = "https://storage.googleapis.com/download/storage/v1/b/" + path + "?generation=" + gen + "&alt=media"
+	}
+	fix(m)
+	if items, ok := m["items"].([]any); ok {
+		for _, it := range items {
+			if o, ok := it.(map[string]any); ok {
+				fix(o)
+			}
+		}
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		return body
+	}
+	return out
 }
 
 // noContent turns a 200 answer into 204 with no body and passes any other answer through.

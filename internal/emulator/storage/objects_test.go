@@ -24,6 +24,16 @@ func TestObjectsUploadDownloadListDelete(t *testing.T) {
 	if code != 200 || m["name"] != "ckpt/step-1.pt" || m["bucket"] != "objs" || m["size"] != "9" || m["kind"] != "storage#object" {
 		t.Fatalf("media upload: %d %s", code, raw)
 	}
+	gen, _ := m["generation"].(string)
+	if gen == "" || m["id"] != "objs/ckpt/step-1.pt/"+gen || m["selfLink"] != "https://www.googleapis.com/storage/v1/b/objs/o/ckpt%2Fstep-1.pt" {
+		t.Errorf("object id %v, generation %v, selfLink %v", m["id"], m["generation"], m["selfLink"])
+	}
+	if _, ok := m["acl"]; ok {
+		t.Errorf("an object answered without projection=full carries acl: %v", m["acl"])
+	}
+	if full := must(t, e, http.StatusOK, "GET", "/storage/v1/b/objs/o/ckpt%2Fstep-1.pt?projection=full", nil); full["acl"] == nil {
+		t.Errorf("projection=full on a bucket with ACLs has no acl: %v", full)
+	}
 	// Multipart upload: JSON metadata, then the data.
 	body := "--BOUNDARY\r\nContent-Type: application/json; charset=UTF-8\r\n\r\n" +
 		`{"name":"ckpt/step-2.pt","contentType":"application/x-pytorch","metadata":{"step":"2"}}` +
@@ -59,8 +69,8 @@ func TestObjectsUploadDownloadListDelete(t *testing.T) {
 			t.Errorf("GET %s: %d %q, want the object's data", p, code, raw)
 		}
 	}
-	if n := e.CallCount("storage.objects.get"); n != 4 {
-		t.Errorf("storage.objects.get counted %d, want 4 (metadata, alt=media, download, XML read)", n)
+	if n := e.CallCount("storage.objects.get"); n != 5 {
+		t.Errorf("storage.objects.get counted %d, want 5 (projection=full, metadata, alt=media, download, XML read)", n)
 	}
 
 	// A bucket with objects cannot be deleted.
@@ -234,5 +244,19 @@ func TestObjectsMove(t *testing.T) {
 	wantError(t, m, 404, "notFound", "No such object: mvb/nope")
 	if n := e.CallCount("storage.objects.move"); n != 4 {
 		t.Errorf("storage.objects.move counted %d, want 4", n)
+	}
+}
+
+// Uniform bucket-level access means no object ACLs: not even projection=full shows one.
+func TestObjectsInUniformAccessBucketsHaveNoACL(t *testing.T) {
+	e := emulatortest.Start(t)
+	must(t, e, http.StatusOK, "POST", bucketsPath, map[string]any{"name": "ubla-b",
+		"iamConfiguration": map[string]any{"uniformBucketLevelAccess": map[string]any{"enabled": true}}})
+	must(t, e, http.StatusOK, "POST", "/upload/storage/v1/b/ubla-b/o?uploadType=media&name=x", "data")
+	full := must(t, e, http.StatusOK, "GET", "/storage/v1/b/ubla-b/o/x?projection=full", nil)
+	list := must(t, e, http.StatusOK, "GET", "/storage/v1/b/ubla-b/o?projection=full", nil)
+	items, _ := list["items"].([]any)
+	if _, ok := full["acl"]; ok || len(items) != 1 || items[0].(map[string]any)["acl"] != nil {
+		t.Errorf("objects of a uniform-access bucket carry ACLs: get %v, list %v", full["acl"], items)
 	}
 }

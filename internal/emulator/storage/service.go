@@ -93,7 +93,8 @@ func Register(srv *core.Server) *Service {
 }
 
 func newObjectServer() *fakestorage.Server {
-	fs, err := fakestorage.NewServerWithOptions(fakestorage.Options{NoListener: true})
+	// ExternalURL makes objects' selfLink and mediaLink the real API's.
+	fs, err := fakestorage.NewServerWithOptions(fakestorage.Options{NoListener: true, ExternalURL: "https://www.googleapis.com"})
 	if err != nil {
 		// Only a seed directory or a listener can fail, and neither is used.
 		panic("fake-gcs-server: " + err.Error())
