@@ -141,6 +141,8 @@ func TestLifecycleThroughTheAPI(t *testing.T) {
 	c.createVM("broken", "set -e\necho mounting home\nmount -t nfs 10.20.0.99:/missing /home\necho never here\n")
 
 	c.waitSerial("life", "boot number 1", 1, 15*time.Second)
+	// A reset while the first boot's script still runs would cut it short: count from a finished boot.
+	c.waitSerial("life", "Finished running startup scripts.", 1, 10*time.Second)
 	op, err := c.instances.Reset(c.ctx, &computepb.ResetInstanceRequest{Project: project, Zone: zone, Instance: "life"})
 	if err == nil {
 		err = op.Wait(c.ctx)
