@@ -28,6 +28,7 @@ commands:
   resume <nodelist>       create the VMs of Slurm nodes (slurmctld's ResumeProgram)
   suspend <nodelist>      delete the VMs of Slurm nodes (SuspendProgram)
   resume-fail <nodelist>  clean up nodes that did not come up (ResumeFailProgram)
+  healthcheck <schedule>  run this node's health checks; drain it on a failure (HealthCheckProgram, prolog, epilog)
   goodput --since <window> measured goodput from Slurm accounting over a window (7d, 24h, 90m, 2w)
   version                 print the agent's version
 `
@@ -97,6 +98,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		loadEnvironmentFile("/etc/environment")
 		return agent.Status(ctx, stdout, version)
+	case cc.AgentCmdHealthCheck:
+		schedule, err := nodelist()
+		if err != nil {
+			return usageError(cmd + " takes exactly one argument, the schedule (boot, prolog, epilog, periodic, on_demand)")
+		}
+		loadEnvironmentFile("/etc/environment")
+		return agent.HealthCheck(ctx, schedule, stdout)
 	case "goodput":
 		if len(rest) != 2 || rest[0] != "--since" {
 			return usageError(cmd + " takes --since <window>, e.g. goodput --since 7d")

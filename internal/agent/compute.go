@@ -61,6 +61,7 @@ func (cp *compute) reconcile(ctx context.Context, n cc.Node, _ map[string]string
 	if err := cp.waitConfig(ctx, d, l); err != nil {
 		return err
 	}
+	cp.health(ctx, n, l, name)
 	cp.notices.start(ctx, cp.host, name, l)
 	cp.rep.ready(ctx)
 	return nil

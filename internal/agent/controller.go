@@ -60,6 +60,14 @@ type controller struct {
 	// and slurmrestd on this VM); jobsActive: one is queued or running.
 	sched      jobScheduler
 	jobsActive bool
+	// Health policies (health_controller.go): the policies and plan applied, repairs running.
+	policies     []cc.HealthPolicy
+	plan         cc.HealthPlan
+	healthAPI    *healthCompute
+	healthActive bool
+	// reportedPolicies: the policies with a health-policy-<name> report out.
+	reportedPolicies map[string]bool
+	reportedNodes    map[string]string
 	// acct: the accounting setup done (accounting.go).
 	acct accountingState
 }
@@ -109,6 +117,13 @@ func (c *controller) reconcile(ctx context.Context, n cc.Node, attrs map[string]
 	cluster = cluster.WithDefaults()
 	files, err := cc.RenderFiles(cluster, parts)
 	if err != nil {
+		return err
+	}
+	policies, err := healthPolicies(attrs)
+	if err != nil {
+		return err
+	}
+	if cluster, files, err = c.withHealth(cluster, parts, policies, files); err != nil {
 		return err
 	}
 	hash := cc.HashFiles(files)
@@ -177,6 +192,9 @@ func (c *controller) reconcile(ctx context.Context, n cc.Node, attrs map[string]
 		c.sched = newSlurmJobs(l)
 	}
 	c.jobsActive = c.jobs(ctx, c.sched, attrs, nodes)
+	if c.healthActive, err = c.healthPass(ctx, cluster, parts, nodes); err != nil {
+		c.log.Warn("health repairs", "error", err.Error())
+	}
 	c.rep.ready(ctx)
 	return nil
 }
@@ -252,6 +270,12 @@ func (c *controller) nextCheck() time.Duration {
 	}
 	if c.jobsActive {
 		next = min(next, jobsPending)
+	}
+	if len(c.policies) > 0 {
+		next = min(next, healthWatch)
+	}
+	if c.healthActive {
+		next = min(next, repairPending)
 	}
 	if c.acct.applied != "" {
 		next = min(next, goodputEvery)

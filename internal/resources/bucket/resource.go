@@ -150,6 +150,15 @@ func (r *bucketResource) Update(ctx context.Context, req resource.UpdateRequest,
 			// The metageneration precondition makes a concurrent change fail instead of being overwritten.
 			b, err = svc.Buckets.Patch(name, patch).IfMetagenerationMatch(cur.Metageneration).Context(ctx).Do()
 		}
+		if err != nil && gcp.IsPreconditionFailed(gcp.Classify(err)) {
+			// A resent patch whose first answer was lost finds the metageneration moved on: the change is
+			// done when the bucket now is what the plan asks for.
+			if now, ferr := r.find(ctx, name); ferr == nil {
+				if _, left := patchFor(now, want); len(left) == 0 {
+					b, err = now, nil
+				}
+			}
+		}
 		if err != nil {
 			resp.Diagnostics.AddError("Unable to update "+what+" "+name, fmt.Sprintf("updating %s: %v", strings.Join(fields, ", "), gcp.Classify(err)))
 			return
