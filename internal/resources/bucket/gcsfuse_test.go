@@ -38,7 +38,7 @@ resource "hypercompute_network" "net" {
 ` + bucketConfig(bucket, `  purpose       = "checkpoints"
   force_destroy = true
 `+unprotected))
-	mount := "set -euo pipefail\nmkdir -p /gcs/ckpt\nmount -t gcsfuse -o rw,_netdev,allow_other,implicit_dirs " + bucket + " /gcs/ckpt\n"
+	mount := "set -euo pipefail\nmkdir -p /gcs/ckpt\nmount -t gcsfuse -o rw,_netdev,allow_other,implicit_dirs,profile=aiml-checkpointing " + bucket + " /gcs/ckpt\n"
 	writer := mount + `mkdir -p /gcs/ckpt/run-1
 echo "step 100 written by $(hostname)" > /gcs/ckpt/run-1/step-100.txt.tmp
 mv /gcs/ckpt/run-1/step-100.txt.tmp /gcs/ckpt/run-1/step-100.txt
