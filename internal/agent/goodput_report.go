@@ -215,8 +215,12 @@ func (c *controller) reportGoodput(ctx context.Context, cluster cc.Cluster) {
 			c.log.Warn("measuring goodput", "window", w, "error", err.Error())
 			return
 		}
-		b, _ := json.Marshal(r)
-		c.rep.set(ctx, cc.GuestAttrGoodputPrefix+w, string(b))
+		v, err := cc.EncodeGoodputReport(r)
+		if err != nil {
+			c.log.Warn("encoding the goodput report", "window", w, "error", err.Error())
+			return
+		}
+		c.rep.set(ctx, cc.GuestAttrGoodputPrefix+w, v)
 	}
 	c.acct.lastGoodput = now
 }

@@ -1,5 +1,7 @@
 package clusterconfig
 
+import "encoding/json"
+
 // GuestAttrGoodputPrefix + window ("1d", "7d", "30d") is the controller's measured goodput over
 // that window (a GoodputReport as JSON), refreshed while accounting is on.
 const GuestAttrGoodputPrefix = "goodput-"
@@ -8,8 +10,8 @@ const GuestAttrGoodputPrefix = "goodput-"
 // takes them.
 var GoodputWindows = []string{"1d", "7d", "30d"}
 
-// GoodputReportMaxJobs bounds the jobs listed in a report (the newest), so it fits a guest
-// attribute; the totals count every job.
+// GoodputReportMaxJobs bounds the jobs a report lists (the newest); EncodeGoodputReport drops
+// more of the oldest until the report fits a guest attribute. The totals count every job.
 const GoodputReportMaxJobs = 50
 
 // GoodputReport is measured goodput from Slurm's accounting records over a window.
@@ -51,4 +53,18 @@ type JobGoodput struct {
 	// State is the last attempt's state (COMPLETED, FAILED, RUNNING ...).
 	State string `json:"state"`
 	GoodputFigures
+}
+
+// EncodeGoodputReport is the report's guest attribute value: the oldest jobs are left out (and
+// counted in JobsOmitted) until it fits MaxGuestAttributeValue.
+func EncodeGoodputReport(r GoodputReport) (string, error) {
+	for {
+		b, err := json.Marshal(r)
+		if err != nil || len(b) <= MaxGuestAttributeValue || len(r.Jobs) == 0 {
+			return string(b), err
+		}
+		drop := max(1, len(r.Jobs)/4)
+		r.Jobs = r.Jobs[drop:]
+		r.JobsOmitted += drop
+	}
 }

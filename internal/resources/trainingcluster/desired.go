@@ -39,6 +39,7 @@ type desired struct {
 	login           clusterconfig.VMShape
 	loginCount      int
 	slurm           clusterconfig.SlurmSettings
+	accounting      *clusterconfig.Accounting
 	osLogin         bool
 	publicIPs       bool
 	shielded        bool
@@ -214,6 +215,7 @@ func toDesired(ctx context.Context, m *model) (*desired, diag.Diagnostics) {
 			ResumeTimeout:       int(sl.ResumeTimeout.ValueInt64()),
 		}
 	}
+	s.accounting = accountingDesired(ctx, m.Accounting, &diags)
 	if sa, ok := readObject[serviceAccountModel](ctx, m.ServiceAccount, &diags); ok {
 		s.serviceAccount = sa.Email.ValueString()
 		s.scopes = stringList(ctx, sa.Scopes, &diags)
@@ -256,6 +258,7 @@ func (s *desired) cluster(mounts clusterconfig.Mounts) clusterconfig.Cluster {
 		Controller:   clusterconfig.Controller{Hostname: s.controllerName()},
 		LoginCount:   s.loginCount,
 		Slurm:        s.slurm,
+		Accounting:   s.accounting,
 		Mounts:       mounts,
 		Agents:       []clusterconfig.AgentRef{s.agent},
 		LocalRuntime: s.localRuntime,

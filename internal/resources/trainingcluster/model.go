@@ -21,6 +21,7 @@ type model struct {
 	Controller         types.Object   `tfsdk:"controller"`
 	Login              types.Object   `tfsdk:"login"`
 	Slurm              types.Object   `tfsdk:"slurm"`
+	Accounting         types.Object   `tfsdk:"accounting"`
 	OSLogin            types.Bool     `tfsdk:"os_login"`
 	ServiceAccount     types.Object   `tfsdk:"service_account"`
 	EnablePublicIPs    types.Bool     `tfsdk:"enable_public_ips"`

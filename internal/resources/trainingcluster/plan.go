@@ -117,7 +117,7 @@ func (p *planner) checkWholeCluster(ctx context.Context) {
 		h.NFSVersion = types.StringNull()
 		plan.Home, _ = types.ObjectValueFrom(ctx, homeAttrTypes, h)
 	}
-	for _, v := range []attr.Value{plan.Name, plan.Project, plan.Zone, plan.Network, plan.Subnet, plan.Home, plan.Lustre, plan.Buckets, plan.Slurm, plan.Login, plan.Agent} {
+	for _, v := range []attr.Value{plan.Name, plan.Project, plan.Zone, plan.Network, plan.Subnet, plan.Home, plan.Lustre, plan.Buckets, plan.Slurm, plan.Accounting, plan.Login, plan.Agent} {
 		if v.IsUnknown() || !fullyKnown(v) {
 			return
 		}
@@ -278,9 +278,9 @@ func (p *planner) planOutputs(ctx context.Context, replacing bool) {
 			plan.SSHCommand = types.StringValue(sshCommand(plan.Name.ValueString(), p.zone, n > 0))
 		}
 	}
-	// The applied configuration's hash changes only with the Slurm settings (and partitions, which
-	// Read picks up).
-	if keep && known(st.ConfigHash) && st.Slurm.Equal(plan.Slurm) {
+	// The applied configuration's hash changes only with the Slurm settings, accounting (and
+	// partitions, which Read picks up).
+	if keep && known(st.ConfigHash) && st.Slurm.Equal(plan.Slurm) && st.Accounting.Equal(plan.Accounting) {
 		plan.ConfigHash = st.ConfigHash
 	} else {
 		plan.ConfigHash = types.StringUnknown()
