@@ -31,10 +31,8 @@ func (c connectionRecord) wire() *sn.Connection {
 		Network:               c.ref().ConsumerNetwork(),
 		ReservedPeeringRanges: slices.Clone(c.Ranges),
 		Peering:               PeeringName(c.Service),
-		// Google answers "services/servicenetworking.googleapis.com"; the provider's network resource
-		// (internal/resources/network/psa.go findConnection) still matches the bare name, so the emulator keeps
-		// the bare name until that check accepts both.
-		Service: c.Service,
+		// Google names the service by its resource name in answers, not the bare name requests use.
+		Service: "services/" + c.Service,
 	}
 }
 

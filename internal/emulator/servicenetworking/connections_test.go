@@ -63,7 +63,7 @@ func TestConnectionLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := sn.Connection{Network: e.ConsumerNetwork("vpc"), ReservedPeeringRanges: []string{"psa-a"},
-		Peering: "servicenetworking-googleapis-com", Service: "servicenetworking.googleapis.com"}
+		Peering: "servicenetworking-googleapis-com", Service: "services/servicenetworking.googleapis.com"}
 	if conn.Network != want.Network || conn.Peering != want.Peering || conn.Service != want.Service || !slices.Equal(conn.ReservedPeeringRanges, want.ReservedPeeringRanges) {
 		t.Fatalf("response connection = %+v, want %+v", conn, want)
 	}

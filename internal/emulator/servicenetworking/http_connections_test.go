@@ -79,7 +79,8 @@ func TestHTTPPatchForceCreatesConnection(t *testing.T) {
 	done := waitOp(t, e, op["name"].(string))
 	resp, _ := done["response"].(map[string]any)
 	if done["error"] != nil || resp["@type"] != "type.googleapis.com/google.cloud.servicenetworking.v1.Connection" ||
-		resp["peering"] != "servicenetworking-googleapis-com" || resp["network"] != network {
+		resp["peering"] != "servicenetworking-googleapis-com" || resp["network"] != network ||
+		resp["service"] != "services/servicenetworking.googleapis.com" {
 		t.Fatalf("patch force answer: %v", done)
 	}
 	code, list := call(t, e, "GET", svc+"/connections?"+url.Values{"network": {network}}.Encode(), nil)

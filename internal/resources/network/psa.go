@@ -85,7 +85,8 @@ func (a *applier) findConnection(ctx context.Context) (*servicenetworking.Connec
 		return nil, network, fmt.Errorf("listing private service connections of %s: %w", a.d.name, gcp.Classify(err))
 	}
 	for _, c := range resp.Connections {
-		if c.Service == "servicenetworking.googleapis.com" || c.Service == "" {
+		// Google answers "services/servicenetworking.googleapis.com"; older answers carry the bare name.
+		if c.Service == "services/servicenetworking.googleapis.com" || c.Service == "servicenetworking.googleapis.com" || c.Service == "" {
 			return c, network, nil
 		}
 	}
