@@ -19,8 +19,9 @@ import (
 )
 
 // The proof of Cloud Storage on the local cloud: a bucket Terraform created is mounted with the real gcsfuse
-// (`mount -t gcsfuse`, as a node's payload does) in two VMs of the local runtime; a checkpoint one VM writes
-// through its mount is read by the other through its own and is an object in the JSON API.
+// (`mount -t gcsfuse`, with the options a node's payload uses) in two VMs of the local runtime; a checkpoint one
+// VM writes through its mount (written to a temporary name and renamed, with PyTorch where it is installed) is
+// read by the other through its own and is an object in the JSON API.
 func TestAccBucket_gcsfuseMountsInTwoVMs(t *testing.T) {
 	// Where the VMs' mount.gcsfuse looks for it.
 	if _, err := exec.LookPath("gcsfuse"); err != nil {
@@ -53,6 +54,18 @@ echo "WROTE run-1/step-100.txt"
 done
 echo "READ: $(cat /gcs/ckpt/run-1/step-100.txt)"
 `
+	// Where PyTorch is installed (scripts/install-deps.sh installs it), the checkpoint is also a real one:
+	// torch.save to a temporary name, renamed into place, as the recipes write them, and torch.load in the other VM.
+	torch := exec.Command("/usr/bin/python3", "-c", "import torch").Run() == nil
+	if torch {
+		writer += `/usr/bin/python3 -c 'import torch; torch.save({"step": 100, "w": torch.arange(1000.)}, "/gcs/ckpt/run-1/model.pt.tmp")'
+mv /gcs/ckpt/run-1/model.pt.tmp /gcs/ckpt/run-1/model.pt
+`
+		reader += `/usr/bin/python3 -c 'import torch; c = torch.load("/gcs/ckpt/run-1/model.pt"); print("LOADED step", c["step"], float(c["w"].sum()))'
+`
+	} else {
+		t.Log("PyTorch is not installed: the VMs exchange a plain checkpoint file only")
+	}
 	c := env.Clients()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -79,6 +92,9 @@ echo "READ: $(cat /gcs/ckpt/run-1/step-100.txt)"
 				if !strings.Contains(out, "READ: step 100 written by hc-writer") {
 					return fmt.Errorf("hc-reader did not read what hc-writer wrote; its console:\n%s", out)
 				}
+				if torch && !strings.Contains(out, "LOADED step 100 499500.0") {
+					return fmt.Errorf("hc-reader did not load hc-writer's PyTorch checkpoint; its console:\n%s", out)
+				}
 				svc, err := c.Storage(ctx)
 				if err != nil {
 					return err
@@ -98,8 +114,9 @@ echo "READ: $(cat /gcs/ckpt/run-1/step-100.txt)"
 				for _, it := range list.Items {
 					names = append(names, it.Name)
 				}
-				if !strings.Contains(strings.Join(names, " "), "run-1/step-100.txt") || strings.Contains(strings.Join(names, " "), ".tmp") {
-					return fmt.Errorf("objects under run-1/: %v, want step-100.txt and no temporary file", names)
+				all := strings.Join(names, " ")
+				if !strings.Contains(all, "run-1/step-100.txt") || (torch && !strings.Contains(all, "run-1/model.pt")) || strings.Contains(all, ".tmp") {
+					return fmt.Errorf("objects under run-1/: %v, want the checkpoints and no temporary file", names)
 				}
 				return nil
 			},
