@@ -37,6 +37,9 @@ type jobRecord struct {
 	// EndedAt is when the agent first saw the job in a state Slurm may
 	// still requeue it from (NODE_FAIL, PREEMPTED).
 	EndedAt time.Time `json:"ended_at,omitzero"`
+	// ReleasedAt is the restart count at which the agent last let a
+	// requeued job start at once.
+	ReleasedAt int `json:"released_at,omitempty"`
 }
 
 // requeueGrace is how long a job Slurm ended with NODE_FAIL or PREEMPTED
@@ -200,8 +203,21 @@ func (c *controller) pollJob(ctx context.Context, sched jobScheduler, dir string
 		rep.Progress = p
 	}
 	rec.Report = &rep
+	if st.State == "PENDING" && st.Reason == "BeginTime" && st.Restarts > rec.ReleasedAt {
+		// Slurm holds a requeued job back for two minutes; a recipe job resumes from its
+		// checkpoint, and every minute it waits is lost.
+		if err := sched.release(ctx, rec.JobID); err != nil {
+			c.log.Warn("cannot release a requeued recipe job", "job", rec.Name, "slurm_job", rec.JobID, "error", err.Error())
+		} else {
+			rec.ReleasedAt = st.Restarts
+		}
+	}
 	if rep.State == "RUNNING" && rec.RequeuedAt <= st.Restarts {
-		if down := downNodes(rep.Nodes, nodes); len(down) > 0 {
+		down := downNodes(rep.Nodes, nodes)
+		if len(down) == 0 {
+			down = c.restartedNodes(ctx, sched, st)
+		}
+		if len(down) > 0 {
 			if err := sched.requeue(ctx, rec.JobID); err != nil {
 				c.log.Warn("cannot requeue a job whose node failed", "job", rec.Name, "slurm_job", rec.JobID, "nodes", down, "error", err.Error())
 			} else {
@@ -333,6 +349,27 @@ func downNodes(hostlist string, nodes slurmNodes) []string {
 	for _, n := range names {
 		st := nodes.state[n]
 		if strings.HasPrefix(st, "down") || strings.HasSuffix(st, "*") {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// restartedNodes are the nodes of a running job whose slurmd started after the job did: the node
+// rebooted (or slurmd was restarted) under the job, so its tasks there are gone, even where
+// slurmctld has not noticed (a reboot that keeps the boot time it knows).
+func (c *controller) restartedNodes(ctx context.Context, sched jobScheduler, st jobStatus) []string {
+	start, err := time.Parse(time.RFC3339, st.StartTime)
+	if err != nil {
+		return nil
+	}
+	names, err := cc.ExpandHostlist(st.Nodes)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, n := range names {
+		if t, err := sched.slurmdStarted(ctx, n); err == nil && t.After(start) {
 			out = append(out, n)
 		}
 	}

@@ -24,6 +24,10 @@ type jobScheduler interface {
 	show(ctx context.Context, id int) (jobStatus, error)
 	cancel(ctx context.Context, id int) error
 	requeue(ctx context.Context, id int) error
+	// release lets a requeued job start now instead of at its BeginTime.
+	release(ctx context.Context, id int) error
+	// slurmdStarted is when slurmctld last saw the node's slurmd start.
+	slurmdStarted(ctx context.Context, node string) (time.Time, error)
 }
 
 // errJobUnknown: slurmctld does not know the job (never, or no more).
@@ -43,13 +47,15 @@ type jobStatus struct {
 // (--signal=B:USR1@N) checkpointing recipes rely on. State, cancel and
 // requeue go through scontrol and scancel, which every Slurm version has.
 type slurmJobs struct {
-	env  []string
-	rest *slurm.Client
+	layout cc.Layout
+	env    []string
+	rest   *slurm.Client
 }
 
 func newSlurmJobs(l cc.Layout) *slurmJobs {
 	return &slurmJobs{
-		env: slurmEnv(l),
+		layout: l,
+		env:    slurmEnv(l),
 		rest: slurm.NewClient(slurm.Config{
 			BaseURL: "http://127.0.0.1:" + strconv.Itoa(cc.SlurmrestdPort),
 			User:    "root",
@@ -195,6 +201,16 @@ func (s *slurmJobs) cancel(ctx context.Context, id int) error {
 func (s *slurmJobs) requeue(ctx context.Context, id int) error {
 	_, err := runCommand(ctx, s.env, "scontrol", "requeue", strconv.Itoa(id))
 	return err
+}
+
+func (s *slurmJobs) release(ctx context.Context, id int) error {
+	_, err := runCommand(ctx, s.env, "scontrol", "update", "jobid="+strconv.Itoa(id), "StartTime=now")
+	return err
+}
+
+func (s *slurmJobs) slurmdStarted(ctx context.Context, node string) (time.Time, error) {
+	t, err := slurmdStartTime(ctx, s.layout, node)
+	return t.UTC(), err
 }
 
 // isTerminal reports whether Slurm's job state is one it ends in.

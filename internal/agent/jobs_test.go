@@ -21,6 +21,8 @@ type fakeSlurm struct {
 	jobs      map[int]jobStatus
 	cancelled []int
 	requeued  []int
+	released  []int
+	slurmd    map[string]time.Time
 }
 
 func (f *fakeSlurm) submit(_ context.Context, file string, _ recipes.Script) (int, error) {
@@ -41,6 +43,19 @@ func (f *fakeSlurm) show(_ context.Context, id int) (jobStatus, error) {
 func (f *fakeSlurm) cancel(_ context.Context, id int) error {
 	f.cancelled = append(f.cancelled, id)
 	return nil
+}
+
+func (f *fakeSlurm) release(_ context.Context, id int) error {
+	f.released = append(f.released, id)
+	return nil
+}
+
+func (f *fakeSlurm) slurmdStarted(_ context.Context, node string) (time.Time, error) {
+	t, ok := f.slurmd[node]
+	if !ok {
+		return time.Time{}, errors.New("no such node")
+	}
+	return t, nil
 }
 
 func (f *fakeSlurm) requeue(_ context.Context, id int) error {
@@ -67,7 +82,7 @@ func newJobsHarness(t *testing.T) *jobsHarness {
 		return recipes.Script{Body: "#!/bin/bash\necho " + j.Name + "\n", NeedsBatchSignal: true}, nil
 	}
 	t.Cleanup(func() { renderJob = prev })
-	return &jobsHarness{t: t, c: &controller{host: h}, ga: ga, slurm: &fakeSlurm{jobs: map[int]jobStatus{}}, run: t.TempDir()}
+	return &jobsHarness{t: t, c: &controller{host: h}, ga: ga, slurm: &fakeSlurm{jobs: map[int]jobStatus{}, slurmd: map[string]time.Time{}}, run: t.TempDir()}
 }
 
 func (h *jobsHarness) key(name, gen, model string) (string, string) {
@@ -269,5 +284,33 @@ func TestJobSpecFromFlags(t *testing.T) {
 	}
 	if _, err := jobSpecFromFlags(recipes.Script{Sbatch: []string{"--exclusive"}}); err == nil || !strings.Contains(err.Error(), "--exclusive") {
 		t.Fatalf("unknown flag: %v", err)
+	}
+}
+
+// A node whose slurmd started after the job did (it rebooted under the job) has the job requeued,
+// and a requeued job Slurm holds back until its BeginTime is let start at once.
+func TestJobsRequeueOnRestartedNodeAndRelease(t *testing.T) {
+	h := newJobsHarness(t)
+	k, v := h.key("train", "g1", "tiny-gpt")
+	attrs := map[string]string{k: v}
+	h.pass(attrs, noNodes())
+	start := time.Date(2026, 12, 1, 21, 0, 0, 0, time.UTC)
+	h.slurm.slurmd["c-cpu-0"], h.slurm.slurmd["c-cpu-1"] = start.Add(-time.Minute), start.Add(-time.Minute)
+	h.slurm.jobs[1] = jobStatus{State: "RUNNING", Nodes: "c-cpu-[0-1]", StartTime: start.Format(time.RFC3339)}
+	h.pass(attrs, noNodes())
+	if len(h.slurm.requeued) != 0 {
+		t.Fatalf("requeued a job whose nodes are fine: %v", h.slurm.requeued)
+	}
+	h.slurm.slurmd["c-cpu-1"] = start.Add(time.Minute)
+	h.pass(attrs, noNodes())
+	h.pass(attrs, noNodes())
+	if len(h.slurm.requeued) != 1 {
+		t.Fatalf("requeued %v, want once after c-cpu-1 restarted", h.slurm.requeued)
+	}
+	h.slurm.jobs[1] = jobStatus{State: "PENDING", Reason: "BeginTime", Restarts: 1}
+	h.pass(attrs, noNodes())
+	h.pass(attrs, noNodes())
+	if len(h.slurm.released) != 1 {
+		t.Fatalf("released %v, want once", h.slurm.released)
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/datasources/clustergoodput"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/datasources/clusterhealth"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/datasources/goodputplan"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/datasources/machinetype"
 	recipesds "github.com/hypercompute/terraform-provider-hypercompute/internal/datasources/recipes"
@@ -20,9 +22,11 @@ import (
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/providerdata"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/bucket"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/filestore"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/healthpolicy"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/lustre"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/network"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/nodepartition"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/recipejob"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/trainingcluster"
 )
 
@@ -120,6 +124,8 @@ func (p *hypercomputeProvider) Resources(_ context.Context) []func() resource.Re
 		bucket.NewResource,
 		trainingcluster.NewResource,
 		nodepartition.NewResource,
+		healthpolicy.NewResource,
+		recipejob.NewResource,
 	}
 }
 
@@ -127,6 +133,8 @@ func (p *hypercomputeProvider) DataSources(_ context.Context) []func() datasourc
 	return []func() datasource.DataSource{
 		machinetype.NewDataSource,
 		goodputplan.NewDataSource,
+		clusterhealth.NewDataSource,
+		clustergoodput.NewDataSource,
 		recipesds.NewDataSource,
 	}
 }

@@ -1,0 +1,230 @@
+package recipejob
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	gopath "path"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
+	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/goodput"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/recipes"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
+)
+
+// Provider defaults of a job that no recipe decides.
+const (
+	defaultKeepLast = 3
+	// signalLead: the job is told this many seconds before its time limit
+	// to checkpoint and stop (--signal=B:USR1@signalLead).
+	signalLead = 120
+)
+
+// spec is the configuration part of the model, read into plain values.
+// Unknown values make it incomplete: the job is then resolved at apply.
+type spec struct {
+	ref       clusterRef
+	name      string
+	partition string
+	recipe    recipeModel
+	nodes     int // 0: the recipe's default
+	overrides overridesModel
+	ckpt      checkpointModel
+	tbDir     string
+	export    string
+	complete  bool
+}
+
+func readSpec(ctx context.Context, m *model) (spec, diag.Diagnostics) {
+	var s spec
+	var diags diag.Diagnostics
+	known := func(vs ...attrValue) bool {
+		for _, v := range vs {
+			if v.IsUnknown() {
+				return false
+			}
+		}
+		return true
+	}
+	s.complete = known(m.Cluster, m.Name, m.Partition, m.Recipe, m.Nodes, m.Overrides, m.TensorBoardDir, m.ExportPath)
+	if !m.Cluster.IsUnknown() {
+		ref, err := parseClusterID(m.Cluster.ValueString())
+		if err != nil {
+			diags.AddAttributeError(path.Root("cluster"), "Invalid cluster", "cluster: "+err.Error())
+			return s, diags
+		}
+		s.ref = ref
+	}
+	s.name, s.partition = m.Name.ValueString(), m.Partition.ValueString()
+	if !m.Recipe.IsNull() && !m.Recipe.IsUnknown() {
+		diags.Append(m.Recipe.As(ctx, &s.recipe, tfutil.ObjectOpts)...)
+		s.complete = s.complete && known(s.recipe.Model, s.recipe.Size, s.recipe.Mode)
+	}
+	if !m.Nodes.IsNull() && !m.Nodes.IsUnknown() {
+		s.nodes = int(m.Nodes.ValueInt64())
+	}
+	if !m.Overrides.IsNull() && !m.Overrides.IsUnknown() {
+		diags.Append(m.Overrides.As(ctx, &s.overrides, tfutil.ObjectOpts)...)
+		o := s.overrides
+		s.complete = s.complete && known(o.MaxSteps, o.Hyperparameters, o.ContainerImage, o.Env)
+	}
+	if !m.Checkpoint.IsNull() && !m.Checkpoint.IsUnknown() {
+		diags.Append(m.Checkpoint.As(ctx, &s.ckpt, tfutil.ObjectOpts)...)
+		// directory, interval and keep_last are computed when unset: unknown means "default".
+		s.complete = s.complete && known(s.ckpt.ResumeFrom)
+	}
+	s.tbDir, s.export = m.TensorBoardDir.ValueString(), m.ExportPath.ValueString()
+	return s, diags
+}
+
+type attrValue interface{ IsUnknown() bool }
+
+// interval reads checkpoint.interval; unset is "auto".
+func (s spec) interval() (time.Duration, bool, error) {
+	if s.ckpt.Interval.IsNull() || s.ckpt.Interval.IsUnknown() || s.ckpt.Interval.ValueString() == "" {
+		return 0, true, nil
+	}
+	return parseInterval(s.ckpt.Interval.ValueString())
+}
+
+// resolve turns a complete spec into the Job the agent runs, checking it
+// against the partition it names. Every error names its attribute.
+func resolve(s spec, v *controllerView, p cc.Partition, diags *diag.Diagnostics) (recipes.Job, bool) {
+	mt, ok := catalog.Machine(p.MachineType)
+	if !ok {
+		diags.AddAttributeError(path.Root("partition"), "Unknown machine type",
+			fmt.Sprintf("partition: partition %s runs machine type %q, which the catalog does not know", p.Name, p.MachineType))
+		return recipes.Job{}, false
+	}
+	profile := mt.Profile
+	if !mt.HasGPU() {
+		profile = recipes.ProfileCPU
+	}
+	r, err := recipeOn(s.recipe, profile)
+	if err != nil {
+		diags.AddAttributeError(path.Root("recipe"), "Recipe cannot run on this partition",
+			fmt.Sprintf("recipe: %v (partition %s runs %s)", err, p.Name, p.MachineType))
+		return recipes.Job{}, false
+	}
+	nodes := s.nodes
+	if nodes == 0 {
+		nodes = r.Nodes
+	}
+	if most := p.StaticNodes + p.MaxDynamicNodes; nodes > most {
+		diags.AddAttributeError(path.Root("nodes"), "Too many nodes",
+			fmt.Sprintf("nodes: the job needs %d nodes, but partition %s holds at most %d (%d static, %d dynamic)", nodes, p.Name, most, p.StaticNodes, p.MaxDynamicNodes))
+		return recipes.Job{}, false
+	}
+	interval, auto, err := s.interval()
+	if err != nil {
+		diags.AddAttributeError(path.Root("checkpoint").AtName("interval"), "Invalid checkpoint interval", "checkpoint.interval: "+err.Error())
+		return recipes.Job{}, false
+	}
+	ck := recipes.Checkpoint{
+		Dir:        s.ckpt.Directory.ValueString(),
+		KeepLast:   defaultKeepLast,
+		ResumeFrom: s.ckpt.ResumeFrom.ValueString(),
+	}
+	if ck.Dir == "" {
+		ck.Dir = defaultCheckpointDir(v.cfg.Mounts, s.name)
+	}
+	if !s.ckpt.KeepLast.IsNull() && !s.ckpt.KeepLast.IsUnknown() {
+		ck.KeepLast = int(s.ckpt.KeepLast.ValueInt64())
+	}
+	if auto {
+		mtbf, err := goodput.JobMTBF(mt.Profile, nodes)
+		if err != nil {
+			diags.AddAttributeError(path.Root("checkpoint").AtName("interval"), "No failure figures for auto",
+				fmt.Sprintf("checkpoint.interval: \"auto\" needs the expected time between failures of %d %s nodes: %v. Set a duration instead, e.g. \"30m\"", nodes, p.MachineType, err))
+			return recipes.Job{}, false
+		}
+		ck.Auto, ck.MTBFSeconds = true, mtbf.Seconds()
+	} else {
+		ck.IntervalSeconds = int(interval / time.Second)
+	}
+	maxSteps := defaultMaxSteps(r)
+	if !s.overrides.MaxSteps.IsNull() {
+		maxSteps = int(s.overrides.MaxSteps.ValueInt64())
+	}
+	if maxSteps < 1 {
+		diags.AddAttributeError(path.Root("overrides").AtName("max_steps"), "Missing max_steps",
+			fmt.Sprintf("overrides.max_steps: recipe %s has no default number of steps; set overrides.max_steps", r.Key()))
+		return recipes.Job{}, false
+	}
+	run := runDir(v.cfg.Mounts, s.name)
+	j := recipes.Job{
+		Schema:          1,
+		Name:            s.name,
+		Cluster:         s.ref.name,
+		Partition:       p.Name,
+		Model:           s.recipe.Model.ValueString(),
+		Size:            s.recipe.Size.ValueString(),
+		Mode:            s.recipe.Mode.ValueString(),
+		Profile:         profile,
+		Nodes:           nodes,
+		TasksPerNode:    tasksPerNode(mt),
+		MaxSteps:        maxSteps,
+		Hyperparameters: stringMap(s.overrides.Hyperparameters),
+		ContainerImage:  s.overrides.ContainerImage.ValueString(),
+		Env:             stringMap(s.overrides.Env),
+		Checkpoint:      ck,
+		RunDir:          run,
+		TensorBoardDir:  s.tbDir,
+		ExportPath:      s.export,
+		SignalLead:      signalLead,
+	}
+	if j.TensorBoardDir == "" {
+		j.TensorBoardDir = gopath.Join(run, "tensorboard")
+	}
+	j.Generation = generation(j)
+	// The catalog's own check of the whole job (hyperparameter names and values, the
+	// environment, the recipe's node minimum): what the agent's Render would refuse.
+	if _, err := recipes.Validate(j); err != nil {
+		p := validatedPath(err.Error())
+		diags.AddAttributeError(p, "Invalid job", tfutil.WithPath(attrName(p), err.Error()))
+		return recipes.Job{}, false
+	}
+	return j, true
+}
+
+// generation names a spec: a short hash of the job without its generation.
+func generation(j recipes.Job) string {
+	j.Generation = ""
+	b, _ := json.Marshal(j)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:6])
+}
+
+func stringMap(m types.Map) map[string]string {
+	if m.IsNull() || m.IsUnknown() {
+		return nil
+	}
+	out := map[string]string{}
+	for k, v := range m.Elements() {
+		if s, ok := v.(basetypes.StringValue); ok {
+			out[k] = s.ValueString()
+		}
+	}
+	return out
+}
+
+// encodeJob is the JobKey value.
+func encodeJob(j recipes.Job) (string, error) {
+	b, err := json.MarshalIndent(j, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	if len(b) > cc.MaxMetadataValue {
+		return "", fmt.Errorf("the job spec is %d bytes; a metadata value holds at most %d", len(b), cc.MaxMetadataValue)
+	}
+	return string(b), nil
+}

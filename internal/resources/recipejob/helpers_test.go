@@ -1,0 +1,219 @@
+package recipejob_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	compute "cloud.google.com/go/compute/apiv1"
+	"cloud.google.com/go/compute/apiv1/computepb"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/acctest"
+	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/instances"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/recipes"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/recipejob"
+)
+
+// factories serves the provider with this resource, whether or not the provider registers it yet.
+var factories = func() map[string]func() (tfprotov6.ProviderServer, error) {
+	return acctest.FactoriesWith(func() resource.Resource { return recipejob.NewResource() })
+}()
+
+const addr = "hypercompute_recipe_job.test"
+
+// apiCluster is a training cluster made through the API, as hypercompute_training_cluster and
+// hypercompute_node_partition leave it: a controller VM holding the cluster's configuration and
+// partition keys (cpu: 2 static n2-standard-4 nodes; l4 and a3h: 2 static g2-standard-24 and
+// a3-highgpu-8g nodes).
+func apiCluster(t *testing.T, env *acctest.Env, name string, lustre bool) string {
+	t.Helper()
+	ctx := context.Background()
+	cl := env.Clients()
+	network := name + "-net"
+	wait := func(o *compute.Operation, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cl.WaitCompute(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wait(cl.Networks.Insert(ctx, &computepb.InsertNetworkRequest{Project: acctest.Project, NetworkResource: &computepb.Network{
+		Name: proto.String(network), AutoCreateSubnetworks: proto.Bool(false)}}))
+	wait(cl.Subnetworks.Insert(ctx, &computepb.InsertSubnetworkRequest{Project: acctest.Project, Region: acctest.Region, SubnetworkResource: &computepb.Subnetwork{
+		Name: proto.String(network + "-subnet"), Network: proto.String("projects/" + acctest.Project + "/global/networks/" + network), IpCidrRange: proto.String("10.0.0.0/16")}}))
+	c := cc.Cluster{
+		Name:       name,
+		Controller: cc.Controller{Hostname: cc.ControllerName(name)},
+		Mounts:     cc.Mounts{Home: cc.NFSMount{Server: "10.0.9.2", Share: "/home"}},
+		Agents:     []cc.AgentRef{{Version: "0.1.0", URL: "https://example.com/hypercompute-agent", SHA256: strings.Repeat("ab", 32)}},
+	}
+	if lustre {
+		c.Mounts.Lustre = &cc.LustreMount{Address: "10.0.9.3", FSName: "lfs"}
+	}
+	cfg, err := cc.EncodeCluster(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := []*computepb.Items{
+		{Key: proto.String(cc.ClusterKey), Value: proto.String(string(cfg))},
+		{Key: proto.String(cc.GuestAttributesKey), Value: proto.String("TRUE")},
+	}
+	for _, p := range []cc.Partition{
+		{Name: "cpu", MachineType: "n2-standard-4", StaticNodes: 2},
+		{Name: "l4", MachineType: "g2-standard-24", StaticNodes: 2},
+		{Name: "a3h", MachineType: "a3-highgpu-8g", StaticNodes: 2},
+	} {
+		b, err := cc.EncodePartition(name, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		items = append(items, &computepb.Items{Key: proto.String(cc.PartitionKey(p.Name)), Value: proto.String(string(b))})
+	}
+	wait(cl.Instances.Insert(ctx, &computepb.InsertInstanceRequest{Project: acctest.Project, Zone: acctest.Zone, InstanceResource: &computepb.Instance{
+		Name: proto.String(cc.ControllerName(name)), MachineType: proto.String("n2-standard-8"),
+		Disks: []*computepb.AttachedDisk{{Boot: proto.Bool(true), InitializeParams: &computepb.AttachedDiskInitializeParams{
+			SourceImage: proto.String("projects/debian-cloud/global/images/family/debian-12")}}},
+		NetworkInterfaces: []*computepb.NetworkInterface{{Subnetwork: proto.String("regions/" + acctest.Region + "/subnetworks/" + network + "-subnet")}},
+		Metadata:          &computepb.Metadata{Items: items},
+	}}))
+	return fmt.Sprintf("projects/%s/zones/%s/clusters/%s", acctest.Project, acctest.Zone, name)
+}
+
+// fakeJobs plays the controller agent's job handling in API-only tests: for every job key it
+// reports the job submitted, then running, then (unless held) completed with a falling loss; for
+// a key that went away it reports CANCELLING once, then deletes the report.
+type fakeJobs struct {
+	svc *instances.Service
+	key string
+
+	mu      sync.Mutex
+	hold    bool
+	jobs    map[string]int // name → Slurm job id
+	states  map[string]string
+	nextID  int
+	cancels []string
+}
+
+func startFakeJobs(t *testing.T, env *acctest.Env, cluster string) *fakeJobs {
+	t.Helper()
+	svc, ok := env.Server.Component("instances").(*instances.Service)
+	if !ok {
+		t.Fatal("the emulator has no instances service")
+	}
+	f := &fakeJobs{svc: svc, key: instances.InstanceKey(acctest.Project, acctest.Zone, cc.ControllerName(cluster)),
+		jobs: map[string]int{}, states: map[string]string{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ctx.Err() == nil {
+			f.tick()
+			time.Sleep(100 * time.Millisecond)
+		}
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	return f
+}
+
+func (f *fakeJobs) setHold(h bool) { f.mu.Lock(); f.hold = h; f.mu.Unlock() }
+
+func (f *fakeJobs) cancelled() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.cancels...)
+}
+
+func (f *fakeJobs) tick() {
+	inst, ok := f.svc.Instance(f.key)
+	if !ok {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	wanted := map[string]bool{}
+	for _, it := range inst.GetMetadata().GetItems() {
+		name, ok := strings.CutPrefix(it.GetKey(), cc.JobKeyPrefix)
+		if !ok {
+			continue
+		}
+		wanted[name] = true
+		var j recipes.Job
+		if err := json.Unmarshal([]byte(it.GetValue()), &j); err != nil {
+			continue
+		}
+		id := f.jobs[name]
+		prev := f.states[name]
+		if id == 0 {
+			f.nextID++
+			id = f.nextID
+			f.jobs[name] = id
+		}
+		state := map[string]string{"": "PENDING", "PENDING": "RUNNING", "RUNNING": "COMPLETED", "COMPLETED": "COMPLETED"}[prev]
+		if f.hold && state == "COMPLETED" && prev != "COMPLETED" {
+			state = "RUNNING"
+		}
+		f.states[name] = state
+		p := recipes.Progress{MaxSteps: j.MaxSteps, Restarts: 0}
+		rep := cc.JobReport{Generation: j.Generation, JobID: id, State: state, LogPath: j.RunDir + fmt.Sprintf("/slurm-%d.out", id),
+			SubmitTime: "2026-12-01T21:00:00Z"}
+		if state != "PENDING" {
+			rep.StartTime = "2026-12-01T21:00:01Z"
+			p.Step, p.FirstLoss, p.LastLoss = j.MaxSteps/2, 5.5, 3.0
+			p.LastCheckpointStep, p.Checkpoints = j.MaxSteps/2, 1
+		}
+		if state == "COMPLETED" {
+			rep.EndTime = "2026-12-01T21:01:00Z"
+			p.Step, p.LastLoss, p.LastCheckpointStep, p.Checkpoints = j.MaxSteps, 2.0, j.MaxSteps, 2
+		}
+		rep.Progress, _ = json.Marshal(p)
+		v, _ := cc.EncodeJobReport(rep)
+		_ = f.svc.PutGuestAttribute(f.key, cc.GuestAttributeNamespace, cc.JobAttr(name), v)
+	}
+	for name, state := range f.states {
+		if wanted[name] {
+			continue
+		}
+		if state != "CANCELLING" && state != "COMPLETED" {
+			f.cancels = append(f.cancels, name)
+			f.states[name] = "CANCELLING"
+			continue
+		}
+		_ = f.svc.DeleteGuestAttribute(f.key, cc.GuestAttributeNamespace, cc.JobAttr(name))
+		delete(f.states, name)
+		delete(f.jobs, name)
+	}
+}
+
+func jobConfig(cluster, name, partition, extra string) string {
+	return fmt.Sprintf(`
+resource "hypercompute_recipe_job" "test" {
+  cluster   = %q
+  name      = %q
+  partition = %q
+  recipe = {
+    model = "tiny-gpt"
+    size  = "2m"
+    mode  = "pretrain"
+  }
+%s
+}
+`, cluster, name, partition, extra)
+}
+
+// removeJobKey deletes a job's key on the controller, as someone outside Terraform would.
+func removeJobKey(env *acctest.Env, cluster, name string) error {
+	vm := tfutil.VM{Project: acctest.Project, Zone: acctest.Zone, Name: cc.ControllerName(cluster)}
+	_, err := tfutil.SetMetadataKey(context.Background(), env.Clients(), vm, nil, cc.JobKey(name), nil)
+	return err
+}

@@ -1,0 +1,124 @@
+package recipejob_test
+
+import (
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/acctest"
+)
+
+// recipeConfig is a job with a recipe and extra attributes of the test's choosing.
+func recipeConfig(cluster, name, partition, model, size, mode, extra string) string {
+	return `
+resource "hypercompute_recipe_job" "test" {
+  cluster   = "` + cluster + `"
+  name      = "` + name + `"
+  partition = "` + partition + `"
+  recipe = {
+    model = "` + model + `"
+    size  = "` + size + `"
+    mode  = "` + mode + `"
+  }
+` + extra + `
+}
+`
+}
+
+// Input that is wrong whatever the cluster is refused at plan, naming the attribute, before any
+// API call: no cluster even exists in this test's cloud.
+func TestAccRecipeJob_invalidInput(t *testing.T) {
+	env := acctest.New(t)
+	const cluster = "projects/hc-acc-test/zones/us-central1-a/clusters/hcx"
+	cfg := func(model, size, mode, extra string) string {
+		return env.Config(recipeConfig(cluster, "train", "cpu", model, size, mode, extra))
+	}
+	cases := []struct{ name, body, want string }{
+		{"unknown model", cfg("gpt-9", "2m", "pretrain", ""), `recipe\.model: .*"gpt-9"`},
+		{"unknown size", cfg("tiny-gpt", "70b", "pretrain", ""), `recipe\.size: .*"70b"`},
+		{"unknown mode", cfg("tiny-gpt", "2m", "distill", ""), `recipe\.mode`},
+		{"mode without resume_from", cfg("tiny-gpt", "2m", "continued_pretrain", ""),
+			`checkpoint\.resume_from: mode "continued_pretrain" starts from trained weights`},
+		{"interval neither a duration nor auto", cfg("tiny-gpt", "2m", "pretrain", `  checkpoint = { interval = "often" }`),
+			`checkpoint\.interval: "often" is neither a duration`},
+		{"relative checkpoint directory", cfg("tiny-gpt", "2m", "pretrain", `  checkpoint = { directory = "ckpt" }`),
+			`checkpoint\.directory: "ckpt" is not a clean absolute path`},
+		{"bad job name", env.Config(recipeConfig(cluster, "9 lives", "cpu", "tiny-gpt", "2m", "pretrain", "")), `name: job name "9 lives" is invalid`},
+		{"not a cluster id", env.Config(recipeConfig("hcx", "train", "cpu", "tiny-gpt", "2m", "pretrain", "")), `cluster: "hcx" is not a training cluster id`},
+		{"bad wait_for", cfg("tiny-gpt", "2m", "pretrain", `  wait_for = "forever"`), `wait_for`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: factories,
+				Steps:                    []resource.TestStep{{Config: tc.body, PlanOnly: true, ExpectError: acctest.ErrorMatching(tc.want)}},
+			})
+		})
+	}
+	if n := env.Calls().Total; n != 0 {
+		t.Fatalf("invalid configurations made %d API calls; want 0: %v", n, env.Calls().Methods)
+	}
+}
+
+// Checks that need the partition read its desired configuration from the controller's metadata
+// at plan, with read calls only.
+func TestAccRecipeJob_partitionChecks(t *testing.T) {
+	env := acctest.New(t)
+	cluster := apiCluster(t, env, "rjp", false)
+	env.ResetCalls()
+	cfg := func(partition, model, size, mode, extra string) string {
+		return env.Config(recipeConfig(cluster, "train", partition, model, size, mode, extra))
+	}
+	cases := []struct{ name, body, want string }{
+		{"more nodes than the partition holds", cfg("cpu", "tiny-gpt", "2m", "pretrain", "  nodes = 3\n  checkpoint = { interval = \"1m\" }"),
+			`nodes: the job needs 3 nodes, but partition cpu holds at most 2`},
+		{"a GPU recipe on a CPU partition", cfg("cpu", gpuModel, gpuSize, "pretrain", ""), `recipe: [\s\S]*\(partition cpu runs n2-standard-4\)`},
+		{"the CPU recipe on a GPU partition", cfg("l4", "tiny-gpt", "2m", "pretrain", "  checkpoint = { interval = \"1m\" }"), `recipe: [\s\S]*\(partition l4 runs g2-standard-24\)`},
+		{"a GPU recipe the family has none of", cfg("l4", gpuModel, gpuSize, "pretrain", ""), `recipe: [\s\S]*no recipe for machine profile "g2"`},
+		{"auto without failure figures", cfg("cpu", "tiny-gpt", "2m", "pretrain", ""), `checkpoint\.interval: "auto" needs the expected time between failures`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: factories,
+				Steps:                    []resource.TestStep{{Config: tc.body, PlanOnly: true, ExpectError: acctest.ErrorMatching(tc.want)}},
+			})
+		})
+	}
+	if c := env.Calls(); c.Mutating != 0 {
+		t.Fatalf("plans made %d mutating calls: %v", c.Mutating, c.Methods)
+	}
+}
+
+// Recipes of the catalog the tests name.
+const (
+	gpuModel = "llama3.1"
+	gpuSize  = "8b"
+)
+
+// A GPU recipe on a GPU partition plans with the catalog's defaults for the family: its node
+// count, and the Young/Daly interval ("auto") from the family's failure figures.
+func TestAccRecipeJob_gpuPlan(t *testing.T) {
+	env := acctest.New(t)
+	cluster := apiCluster(t, env, "rjg", true)
+	env.ResetCalls()
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: factories,
+		Steps: []resource.TestStep{{
+			Config:             env.Config(recipeConfig(cluster, "llama8b", "a3h", gpuModel, gpuSize, "pretrain", "  overrides = { max_steps = 1000 }")),
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{
+				plancheck.ExpectKnownValue(addr, tfjsonpath.New("nodes"), knownvalue.Int64Exact(1)),
+				plancheck.ExpectKnownValue(addr, tfjsonpath.New("checkpoint").AtMapKey("interval"), knownvalue.StringExact("auto")),
+				plancheck.ExpectKnownValue(addr, tfjsonpath.New("checkpoint").AtMapKey("directory"), knownvalue.StringExact("/lustre/checkpoints/llama8b")),
+			}},
+		}},
+	})
+	if c := env.Calls(); c.Mutating != 0 {
+		t.Fatalf("the plan made %d mutating calls: %v", c.Mutating, c.Methods)
+	}
+}

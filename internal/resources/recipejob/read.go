@@ -1,0 +1,133 @@
+package recipejob
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/recipes"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
+)
+
+// setResolved records in m what resolve decided: the defaults the plan
+// shows and the derived names.
+func setResolved(ctx context.Context, m *model, ref clusterRef, j recipes.Job) diag.Diagnostics {
+	var diags diag.Diagnostics
+	m.ID = types.StringValue(jobID(ref, j.Name))
+	m.Nodes = types.Int64Value(int64(j.Nodes))
+	m.TensorBoardDir = types.StringValue(j.TensorBoardDir)
+	m.RunDir = types.StringValue(j.RunDir)
+	m.Generation = types.StringValue(j.Generation)
+	var prior checkpointModel
+	if !m.Checkpoint.IsNull() && !m.Checkpoint.IsUnknown() {
+		diags.Append(m.Checkpoint.As(ctx, &prior, tfutil.ObjectOpts)...)
+	}
+	ck, d := checkpointObject(j.Checkpoint, prior)
+	diags.Append(d...)
+	m.Checkpoint = ck
+	return diags
+}
+
+// checkpointObject is the checkpoint attribute of a job; the configuration's
+// spelling of the interval wins over the canonical one when they agree.
+func checkpointObject(c recipes.Checkpoint, prior checkpointModel) (types.Object, diag.Diagnostics) {
+	interval := intervalAuto
+	if !c.Auto {
+		interval = formatDuration(time.Duration(c.IntervalSeconds) * time.Second)
+	}
+	if s := prior.Interval.ValueString(); s != "" && !prior.Interval.IsUnknown() {
+		if d, auto, err := parseInterval(s); err == nil && auto == c.Auto && (auto || int(d/time.Second) == c.IntervalSeconds) {
+			interval = s
+		}
+	}
+	resume := types.StringNull()
+	if c.ResumeFrom != "" {
+		resume = types.StringValue(c.ResumeFrom)
+	}
+	return types.ObjectValue(checkpointTypes, map[string]attr.Value{
+		"directory":   types.StringValue(c.Dir),
+		"interval":    types.StringValue(interval),
+		"keep_last":   types.Int64Value(int64(c.KeepLast)),
+		"resume_from": resume,
+	})
+}
+
+// setSpecFrom fills the configuration attributes from the job in the
+// controller's metadata: on import, and when the key holds another
+// generation than the state (rewritten behind Terraform's back).
+func setSpecFrom(ctx context.Context, m *model, ref clusterRef, j recipes.Job) diag.Diagnostics {
+	var diags diag.Diagnostics
+	m.Cluster = types.StringValue(ref.id())
+	m.Name = types.StringValue(j.Name)
+	m.Partition = types.StringValue(j.Partition)
+	rec, d := types.ObjectValue(recipeTypes, map[string]attr.Value{
+		"model": types.StringValue(j.Model), "mode": types.StringValue(j.Mode), "size": types.StringValue(j.Size)})
+	diags.Append(d...)
+	m.Recipe = rec
+	str := func(s string) types.String {
+		if s == "" {
+			return types.StringNull()
+		}
+		return types.StringValue(s)
+	}
+	strMap := func(in map[string]string) types.Map {
+		if len(in) == 0 {
+			return types.MapNull(types.StringType)
+		}
+		v, d := types.MapValueFrom(ctx, types.StringType, in)
+		diags.Append(d...)
+		return v
+	}
+	ov, d := types.ObjectValue(overridesTypes, map[string]attr.Value{
+		"max_steps":       types.Int64Value(int64(j.MaxSteps)),
+		"hyperparameters": strMap(j.Hyperparameters),
+		"container_image": str(j.ContainerImage),
+		"env":             strMap(j.Env),
+	})
+	diags.Append(d...)
+	m.Overrides = ov
+	m.ExportPath = str(j.ExportPath)
+	diags.Append(setResolved(ctx, m, ref, j)...)
+	return diags
+}
+
+// setReport fills the computed attributes from the controller's report.
+func setReport(m *model, j recipes.Job, r cc.JobReport) {
+	var p recipes.Progress
+	if len(r.Progress) > 0 {
+		_ = json.Unmarshal(r.Progress, &p)
+	}
+	m.JobID = types.Int64Value(int64(r.JobID))
+	m.State = types.StringValue(r.State)
+	m.StartTime = types.StringValue(r.StartTime)
+	m.EndTime = types.StringValue(r.EndTime)
+	m.LogPath = types.StringValue(r.LogPath)
+	m.Step = types.Int64Value(int64(p.Step))
+	m.Checkpoints = types.Int64Value(int64(p.Checkpoints))
+	m.LastCheckpointStep = types.Int64Value(int64(p.LastCheckpointStep))
+	m.LastCheckpointTime = types.StringValue(p.LastCheckpointTime)
+	m.FirstLoss = types.Float64Value(p.FirstLoss)
+	m.LastLoss = types.Float64Value(p.LastLoss)
+	interval := ""
+	switch {
+	case p.IntervalSeconds > 0:
+		interval = formatDuration(time.Duration(p.IntervalSeconds * float64(time.Second)))
+	case !j.Checkpoint.Auto:
+		interval = formatDuration(time.Duration(j.Checkpoint.IntervalSeconds) * time.Second)
+	}
+	m.CheckpointInterval = types.StringValue(interval)
+	m.TimeLost = types.StringValue(formatDuration(time.Duration(p.LostSeconds * float64(time.Second))))
+	m.Restarts = types.Int64Value(int64(max(p.Restarts, r.Requeues)))
+}
+
+// setNoReport gives the computed attributes known empty values, for a job
+// the controller has not reported on yet.
+func setNoReport(m *model, j recipes.Job) {
+	setReport(m, j, cc.JobReport{})
+	m.State = types.StringValue("")
+}

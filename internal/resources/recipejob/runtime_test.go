@@ -1,0 +1,262 @@
+package recipejob_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"cloud.google.com/go/compute/apiv1/computepb"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/acctest"
+	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/instances"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/recipes"
+)
+
+// runtimeBase is a real cluster on the local runtime: network, Filestore /home, the controller
+// with the agent built from this tree, and a CPU partition of two static nodes.
+func runtimeBase(agentPath, agentSHA string) string {
+	return fmt.Sprintf(`
+resource "hypercompute_network" "net" {
+  name   = "hrj-net"
+  subnet = { cidr = "10.0.0.0/20" }
+}
+
+resource "hypercompute_filestore" "home" {
+  name                = "hrj-home"
+  tier                = "BASIC_HDD"
+  share               = { capacity_gb = 1024 }
+  network             = { name = hypercompute_network.net.name }
+  deletion_protection = false
+}
+
+resource "hypercompute_training_cluster" "c" {
+  name                = "hrj"
+  network             = hypercompute_network.net.name
+  home                = { filestore = hypercompute_filestore.home.id }
+  agent               = { url = "file://%s", sha256 = %q }
+  deletion_protection = false
+  timeouts            = { create = "5m", update = "3m" }
+}
+
+resource "hypercompute_node_partition" "cpu" {
+  cluster           = hypercompute_training_cluster.c.id
+  name              = "cpu"
+  machine_type      = "n2-standard-2"
+  static_node_count = 2
+  timeouts          = { create = "5m" }
+}
+`, agentPath, agentSHA)
+}
+
+func runtimeJob(name string, maxSteps int, interval, waitFor string) string {
+	return fmt.Sprintf(`
+resource "hypercompute_recipe_job" "%[1]s" {
+  cluster   = hypercompute_training_cluster.c.id
+  partition = hypercompute_node_partition.cpu.name
+  name      = %[1]q
+  nodes     = 2
+  recipe = {
+    model = "tiny-gpt"
+    size  = "2m"
+    mode  = "pretrain"
+  }
+  overrides  = { max_steps = %[2]d }
+  checkpoint = { interval = %[3]q }
+  wait_for   = %[4]q
+  timeouts   = { create = "4m", delete = "2m" }
+}
+`, name, maxSteps, interval, waitFor)
+}
+
+// requireTorch skips where Debian's PyTorch is missing (the CPU recipe trains with it).
+func requireTorch(t *testing.T) {
+	t.Helper()
+	if err := exec.Command("/usr/bin/python3", "-c", "import torch.distributed").Run(); err != nil {
+		t.Skip("skipping: /usr/bin/python3 cannot import torch (install python3-torch: scripts/install-deps.sh)")
+	}
+}
+
+// The CPU recipe on the local runtime, real Slurm and real PyTorch, one cluster for every step:
+// (1) a short job on two nodes runs to COMPLETED with a falling loss and a checkpoint, refresh
+// and import agree; (2) a long job requeued with scontrol, then one of its nodes reset through
+// the Compute API, resumes each time from its newest checkpoint (the step counter continues, the
+// work lost stays under one interval); (3) removing the job cancels it in Slurm.
+func TestAccRecipeJob_localRuntime(t *testing.T) {
+	acctest.PreCheck(t)
+	acctest.RequireClusterTools(t)
+	requireTorch(t)
+	env := acctest.NewWithRuntime(t)
+	agentPath, agentSHA := acctest.AgentBinary(t)
+	base := runtimeBase(agentPath, agentSHA)
+	exec := func(timeout time.Duration, vm string, argv ...string) (string, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		out, stderr, err := env.Runtime.Exec(ctx, instances.InstanceKey(acctest.Project, acctest.Zone, vm), argv...)
+		if err != nil {
+			return "", fmt.Errorf("%s on %s: %v\n%s%s", strings.Join(argv, " "), vm, err, out, stderr)
+		}
+		return string(out), nil
+	}
+	slurm := func(cmd string) (string, error) {
+		return exec(30*time.Second, "hrj-controller", "env", "SLURM_CONF=/etc/slurm/slurm.conf", "bash", "-c", cmd)
+	}
+	svc := env.Server.Component("instances").(*instances.Service)
+	controllerKey := instances.InstanceKey(acctest.Project, acctest.Zone, "hrj-controller")
+	report := func(name string) (cc.JobReport, recipes.Progress) {
+		var p recipes.Progress
+		r, err := cc.DecodeJobReport(svc.GuestAttributes(controllerKey).Values[cc.GuestAttributeNamespace][cc.JobAttr(name)])
+		if err == nil {
+			_ = json.Unmarshal(r.Progress, &p)
+		}
+		return r, p
+	}
+	diagnose := func(name string) string {
+		out, _ := slurm("squeue; sinfo -N; tail -n 20 /home/.hypercompute/jobs/" + name + "/slurm-*.out")
+		r, p := report(name)
+		return fmt.Sprintf("report %+v progress %+v\n%s", r, p, out)
+	}
+	waitUntil := func(name, what string, timeout time.Duration, ok func(cc.JobReport, recipes.Progress) bool) (cc.JobReport, recipes.Progress, error) {
+		deadline := time.Now().Add(timeout)
+		for {
+			r, p := report(name)
+			if ok(r, p) {
+				return r, p, nil
+			}
+			if time.Now().After(deadline) {
+				return r, p, fmt.Errorf("timed out after %s waiting for %s\n%s", timeout, what, diagnose(name))
+			}
+			time.Sleep(300 * time.Millisecond)
+		}
+	}
+	const interval = 10 * time.Second
+	var longID int
+	// resumedAt is the step the latest restart resumed from: the next interruption waits for a
+	// checkpoint past it, so it costs a checkpoint of this run.
+	resumedAt := 0
+	// resumed checks one interruption: the job comes back RUNNING with one more restart, its first
+	// step after the restart continues from the newest checkpoint before it, and the lost work
+	// stays under one interval.
+	resumed := func(interrupt func(cc.JobReport) error) func(*terraform.State) error {
+		return func(*terraform.State) error {
+			before, bp, err := waitUntil("long", "a checkpoint of the running job", 90*time.Second, func(r cc.JobReport, p recipes.Progress) bool {
+				return r.State == "RUNNING" && p.Restarts == r.Requeues && p.LastCheckpointStep > resumedAt
+			})
+			if err != nil {
+				return err
+			}
+			longID = before.JobID
+			if err := interrupt(before); err != nil {
+				return err
+			}
+			_, ap, err := waitUntil("long", "the job to resume", 2*time.Minute, func(r cc.JobReport, p recipes.Progress) bool {
+				return r.State == "RUNNING" && p.Restarts == bp.Restarts+1
+			})
+			if err != nil {
+				return err
+			}
+			// The trainer says where each run starts; the newest run must start from the
+			// checkpoint, not from step 0.
+			out, err := exec(30*time.Second, "hrj-controller", "bash", "-c", "grep -o 'resumed from .* at step [0-9]*' "+before.LogPath+" | tail -n 1")
+			if err != nil {
+				return err
+			}
+			var at int
+			if i := strings.LastIndex(out, " at step "); i < 0 {
+				return fmt.Errorf("the restarted run did not resume from a checkpoint (log: %q)\n%s", out, diagnose("long"))
+			} else if at, _ = strconv.Atoi(strings.TrimSpace(out[i+len(" at step "):])); at < bp.LastCheckpointStep || at == 0 {
+				return fmt.Errorf("the restarted run resumed at step %d, behind the checkpoint at step %d taken before the interruption", at, bp.LastCheckpointStep)
+			}
+			resumedAt = at
+			if ap.Step < at {
+				return fmt.Errorf("the job reports step %d after resuming at step %d", ap.Step, at)
+			}
+			lost := time.Duration((ap.LostSeconds - bp.LostSeconds) * float64(time.Second))
+			if lost < 0 || lost >= interval {
+				return fmt.Errorf("the restart lost %s of work; the checkpoint interval is %s", lost, interval)
+			}
+			return nil
+		}
+	}
+	requeue := resumed(func(r cc.JobReport) error {
+		_, err := slurm("scontrol requeue " + strconv.Itoa(r.JobID))
+		return err
+	})
+	resetNode := resumed(func(r cc.JobReport) error {
+		nodes, err := cc.ExpandHostlist(r.Nodes)
+		if err != nil || len(nodes) == 0 {
+			return fmt.Errorf("the job runs on %q: %v", r.Nodes, err)
+		}
+		cl := env.Clients()
+		op, err := cl.Instances.Reset(context.Background(), &computepb.ResetInstanceRequest{Project: acctest.Project, Zone: acctest.Zone, Instance: nodes[len(nodes)-1]})
+		if err == nil {
+			_, err = cl.WaitCompute(context.Background(), op)
+		}
+		return err
+	})
+	cancelled := func(*terraform.State) error {
+		out, err := slurm("squeue -h -o %i; scontrol -o show job " + strconv.Itoa(longID))
+		if err != nil {
+			return err
+		}
+		if strings.Contains(out, strconv.Itoa(longID)+"\n") && !strings.Contains(out, "JobState=CANCELLED") {
+			return fmt.Errorf("after destroying the job, Slurm still has it: %s", out)
+		}
+		if !strings.Contains(out, "JobState=CANCELLED") {
+			return fmt.Errorf("Slurm does not show job %d cancelled: %s", longID, out)
+		}
+		return nil
+	}
+	short := "hypercompute_recipe_job.short"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: factories,
+		Steps: []resource.TestStep{
+			{
+				Config: env.Config(base + runtimeJob("short", 30, "5s", "completed")),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(short, "state", "COMPLETED"),
+					resource.TestCheckResourceAttr(short, "step", "30"),
+					resource.TestCheckResourceAttr(short, "last_checkpoint_step", "30"),
+					resource.TestCheckResourceAttr(short, "restarts", "0"),
+					func(s *terraform.State) error {
+						a := s.RootModule().Resources[short].Primary.Attributes
+						first, _ := strconv.ParseFloat(a["first_loss"], 64)
+						last, _ := strconv.ParseFloat(a["last_loss"], 64)
+						if !(first > 0 && last < first) {
+							return fmt.Errorf("the loss did not fall: first %v, last %v\n%s", first, last, diagnose("short"))
+						}
+						return nil
+					},
+				),
+			},
+			{
+				ResourceName:            short,
+				ImportState:             true,
+				ImportStateId:           "hrj/short",
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"wait_for", "timeouts"},
+			},
+			{
+				Config: env.Config(base + runtimeJob("long", 1000000, formatSeconds(interval), "running")),
+				Check:  resource.ComposeAggregateTestCheckFunc(requeue, resetNode),
+			},
+			{
+				RefreshState: true,
+				Check:        resource.TestCheckResourceAttr("hypercompute_recipe_job.long", "restarts", "2"),
+			},
+			{
+				Config: env.Config(base),
+				Check:  cancelled,
+			},
+		},
+	})
+}
+
+func formatSeconds(d time.Duration) string { return strconv.Itoa(int(d/time.Second)) + "s" }

@@ -1,0 +1,178 @@
+package recipejob
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/float64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
+	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/recipes"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
+)
+
+// What wait_for accepts: when Create returns.
+const (
+	waitSubmitted = "submitted"
+	waitRunning   = "running"
+	waitCompleted = "completed"
+)
+
+func (r *jobResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
+	keepInt := []planmodifier.Int64{int64planmodifier.UseStateForUnknown()}
+	keepFloat := []planmodifier.Float64{float64planmodifier.UseStateForUnknown()}
+	str := func(desc string) schema.StringAttribute {
+		return schema.StringAttribute{Computed: true, MarkdownDescription: desc, PlanModifiers: keep}
+	}
+	num := func(desc string) schema.Int64Attribute {
+		return schema.Int64Attribute{Computed: true, MarkdownDescription: desc, PlanModifiers: keepInt}
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "One training run from a recipe of the catalog (`hypercompute_recipes`) on a partition of a " +
+			"`hypercompute_training_cluster`, run as a Slurm batch job that checkpoints and resumes. The resolved job is " +
+			"written to the cluster controller's metadata (`hypercompute-job-<name>`); the controller's agent renders it, " +
+			"submits it (`--requeue`, with a warning signal before the time limit) and reports its state and the trainer's " +
+			"progress, which refresh reads: no network path from Terraform to the cluster is needed.\n\n" +
+			"Every change to the job's spec replaces the job (the plan shows it): the running job is cancelled and a new " +
+			"one submitted, which resumes from the newest checkpoint in `checkpoint.directory`. Destroy cancels a pending or " +
+			"running job and waits until it holds no node. A job requeued by Slurm (`scontrol requeue`, a node failure) " +
+			"resumes from its newest complete checkpoint; `restarts` and `time_lost` show what failures cost.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "`projects/{project}/zones/{zone}/clusters/{cluster}/jobs/{name}`; the import ID may also be `{cluster}/{name}` in the provider's project and zone.",
+				PlanModifiers:       keep,
+			},
+			"cluster": schema.StringAttribute{
+				Required:            true,
+				MarkdownDescription: "The training cluster: `hypercompute_training_cluster.<name>.id` (`projects/{project}/zones/{zone}/clusters/{name}`).",
+				Validators:          []validator.String{tfutil.StringCheck{Desc: "a training cluster id", Check: func(s string) error { _, err := parseClusterID(s); return err }}},
+			},
+			"name": schema.StringAttribute{
+				Required:            true,
+				MarkdownDescription: "Job name: the Slurm job name and part of the controller metadata key. A letter, then letters, digits, `-` and `_`, at most 63 characters.",
+				Validators:          []validator.String{tfutil.StringCheck{Desc: "a job name", Check: cc.ValidateJobName}},
+			},
+			"partition": schema.StringAttribute{
+				Required:            true,
+				MarkdownDescription: "Slurm partition the job runs on (`hypercompute_node_partition.<name>.name`). Its machine type decides the recipe's profile: GPU recipes need a GPU partition, the CPU recipe a CPU one.",
+				Validators:          []validator.String{tfutil.StringCheck{Desc: "a Slurm partition name", Check: catalog.ValidateSlurmPartitionName}},
+			},
+			"recipe": schema.SingleNestedAttribute{
+				Required:            true,
+				MarkdownDescription: "The recipe: one row of the catalog (`data.hypercompute_recipes`).",
+				Attributes: map[string]schema.Attribute{
+					"model": schema.StringAttribute{Required: true, MarkdownDescription: "Model family, e.g. `llama3.1`, `gemma2`, or `tiny-gpt` (the CPU recipe)."},
+					"size":  schema.StringAttribute{Required: true, MarkdownDescription: "Model size, e.g. `8b`, `70b`, `405b` (`9b`, `27b` for `gemma2`); `2m` or `8m` for `tiny-gpt`."},
+					"mode": schema.StringAttribute{
+						Required:            true,
+						MarkdownDescription: "`pretrain`, `continued_pretrain` (needs `checkpoint.resume_from`), `sft` or `rl`.",
+						Validators:          []validator.String{stringvalidator.OneOf(recipes.ModePretrain, recipes.ModeContinuedPretrain, recipes.ModeSFT, recipes.ModeRL)},
+					},
+				},
+			},
+			"nodes": schema.Int64Attribute{
+				Optional: true, Computed: true,
+				MarkdownDescription: "Nodes the job runs on. Defaults to the recipe's node count for the partition's machine family. At most the partition's static plus dynamic nodes.",
+				PlanModifiers:       keepInt,
+				Validators:          []validator.Int64{int64validator.Between(1, cc.MaxPartitionNodes)},
+			},
+			"overrides": schema.SingleNestedAttribute{
+				Optional:            true,
+				MarkdownDescription: "Changes to the recipe's defaults.",
+				Attributes: map[string]schema.Attribute{
+					"max_steps": schema.Int64Attribute{
+						Optional: true, MarkdownDescription: "Optimizer steps to train for. Needed unless the recipe sets a default (`max_steps` among its hyperparameters); the catalog's recipes set none today.",
+						Validators: []validator.Int64{int64validator.AtLeast(1)},
+					},
+					"hyperparameters": schema.MapAttribute{
+						Optional: true, ElementType: types.StringType,
+						MarkdownDescription: "Recipe hyperparameters by name (`learning_rate`, `micro_batch`, `global_batch`, `seq_length`, ...), as strings.",
+					},
+					"container_image": schema.StringAttribute{Optional: true, MarkdownDescription: "Container image of a GPU recipe (imported with enroot, run with pyxis)."},
+					"env": schema.MapAttribute{
+						Optional: true, ElementType: types.StringType,
+						MarkdownDescription: "Extra environment for every task.",
+					},
+				},
+			},
+			"checkpoint": schema.SingleNestedAttribute{
+				Optional: true, Computed: true,
+				MarkdownDescription: "Where and how often the job checkpoints.",
+				PlanModifiers:       []planmodifier.Object{objectplanmodifier.UseStateForUnknown()},
+				Attributes: map[string]schema.Attribute{
+					"directory": schema.StringAttribute{
+						Optional: true, Computed: true,
+						MarkdownDescription: "Checkpoint directory on storage every node mounts. Defaults to `<lustre>/checkpoints/<name>` when the cluster has Managed Lustre, else `/home/checkpoints/<name>`.",
+						Validators:          []validator.String{absPath()},
+						PlanModifiers:       keep,
+					},
+					"interval": schema.StringAttribute{
+						Optional: true, Computed: true,
+						MarkdownDescription: "Time between checkpoints: a duration (`\"90s\"`, `\"30m\"`, `\"2h\"`) or `\"auto\"` (default): the Young/Daly interval √(2·C·M) from the partition's expected time between failures for the job's node count (M, catalog figures per machine family) and the checkpoint cost the job measures (C), recomputed after every checkpoint.",
+						Validators:          []validator.String{intervalValidator{}},
+						PlanModifiers:       keep,
+					},
+					"keep_last": schema.Int64Attribute{
+						Optional: true, Computed: true,
+						MarkdownDescription: "Complete checkpoints kept; older ones are deleted. Default 3.",
+						Validators:          []validator.Int64{int64validator.Between(1, 1000)},
+						PlanModifiers:       keepInt,
+					},
+					"resume_from": schema.StringAttribute{
+						Optional:            true,
+						MarkdownDescription: "Checkpoint directory whose weights start the run (`continued_pretrain`, `sft`); the job's own newest checkpoint wins over it on a restart.",
+						Validators:          []validator.String{absPath()},
+					},
+				},
+			},
+			"tensorboard_dir": schema.StringAttribute{
+				Optional: true, Computed: true,
+				MarkdownDescription: "Where training scalars go: TensorBoard event files, or `metrics.jsonl` (one JSON object per logged step) where TensorBoard is not installed. Defaults to `<run_dir>/tensorboard`.",
+				Validators:          []validator.String{absPath()},
+				PlanModifiers:       keep,
+			},
+			"export_path": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Where the final model is written once training completes; none when unset.",
+				Validators:          []validator.String{absPath()},
+			},
+			"wait_for": schema.StringAttribute{
+				Optional: true, Computed: true,
+				Default:             stringdefault.StaticString(waitRunning),
+				MarkdownDescription: "When an apply that creates the job returns: `submitted` (Slurm took it), `running` (default: it started on its nodes) or `completed` (it ended COMPLETED; any other end fails the apply with Slurm's reason). Changing it changes nothing on the cluster.",
+				Validators:          []validator.String{stringvalidator.OneOf(waitSubmitted, waitRunning, waitCompleted)},
+			},
+			"generation":           str("Identifies this spec of the job; a replacement has a new one, so its reports are never mistaken for the old job's."),
+			"run_dir":              str("The job's directory on the cluster's `/home`: the batch script's programs, the log, the progress file."),
+			"job_id":               num("Slurm job id."),
+			"state":                str("Slurm job state as last reported (`PENDING`, `RUNNING`, `COMPLETED`, `FAILED`, `CANCELLED`, `TIMEOUT`, `REQUEUED`, ...), or `REJECTED` when the controller could not submit it."),
+			"start_time":           str("When the job (last) started, RFC 3339."),
+			"end_time":             str("When the job ended, RFC 3339; empty while it runs."),
+			"log_path":             str("The job's standard output file on the cluster."),
+			"step":                 num("Last training step the job logged."),
+			"checkpoints":          num("Checkpoints the job has written."),
+			"last_checkpoint_step": num("Step of the newest complete checkpoint."),
+			"last_checkpoint_time": str("When the newest complete checkpoint was written, RFC 3339."),
+			"first_loss":           schema.Float64Attribute{Computed: true, MarkdownDescription: "Training loss at the first logged step.", PlanModifiers: keepFloat},
+			"last_loss":            schema.Float64Attribute{Computed: true, MarkdownDescription: "Training loss at the last logged step.", PlanModifiers: keepFloat},
+			"checkpoint_interval":  str("The checkpoint interval in use (a fixed interval, or the current Young/Daly interval for `auto`)."),
+			"time_lost":            str("Training time redone after restarts (the time since the last checkpoint when each earlier run stopped)."),
+			"restarts":             num("Times the job restarted (requeues, node failures)."),
+			"timeouts":             timeouts.Attributes(ctx, timeouts.Opts{Create: true, Delete: true}),
+		},
+	}
+}
