@@ -1,0 +1,67 @@
+package healthpolicy_test
+
+import (
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/acctest"
+)
+
+// Bad input is refused at plan, naming the attribute, before any API call: no cluster even
+// exists in this test's cloud.
+func TestAccHealthPolicy_invalidInput(t *testing.T) {
+	env := acctest.New(t)
+	const cluster = "projects/hc-acc-test/zones/us-central1-a/clusters/hcx"
+	cfg := func(body string) string { return env.Config(policyConfig(cluster, body)) }
+	cases := []struct{ name, body, want string }{
+		{"unknown check", cfg(`  checks = [{ name = "vibes" }]`), `checks\[0\]\.name`},
+		{"unknown schedule", cfg(`  checks = [{ name = "ecc", schedules = ["hourly"] }]`), `schedules`},
+		{"unknown action", cfg(`  checks = [{ name = "ecc", action = "pray" }]`), `action`},
+		{"dcgm level out of range", cfg(`  checks = [{ name = "dcgm", dcgm_level = 5 }]`), `checks\[0\]\.dcgm_level 5 is out of range; dcgmi diag runs levels 1 to 4`},
+		{"check listed twice", cfg(`  checks = [{ name = "ecc" }, { name = "ecc" }]`), `checks\[1\]\.name: check "ecc" is listed twice`},
+		{"relative disk path", cfg(`  checks = [{ name = "disk", paths = ["tmp"] }]`), `checks\[0\]\.paths: "tmp" must be an absolute path`},
+		{"negative threshold", cfg(`  checks = [{ name = "ecc", max_uncorrected_ecc = -1 }]`), `checks\[0\]: thresholds must not be negative`},
+		{"unknown escalation step", cfg(`  escalation = ["reboot", "pray"]
+  checks = [{ name = "ecc" }]`), `escalation`},
+		{"percent above 100", cfg(`  limits = { max_unavailable_percent = 150 }
+  checks = [{ name = "ecc" }]`), `limits\.max_unavailable_percent 150 must be 0 to 100`},
+		{"no checks", cfg(`  checks = []`), `checks`},
+		{"straggler not collected", cfg(`  checks = [{ name = "straggler" }]`), `checks\[0\]\.name: the straggler check needs the step times of recipe jobs`},
+		{"bad policy name", env.Config(`
+resource "hypercompute_health_policy" "test" {
+  cluster = "` + cluster + `"
+  name    = "Default Policy"
+  checks  = [{ name = "ecc" }]
+}`), `name "Default Policy" is invalid`},
+		{"not a cluster id", env.Config(policyConfig("hcx", `  checks = [{ name = "ecc" }]`)), `cluster: "hcx" is not a training cluster id`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: factories,
+				Steps:                    []resource.TestStep{{Config: tc.body, PlanOnly: true, ExpectError: acctest.ErrorMatching(tc.want)}},
+			})
+		})
+	}
+	if n := env.Calls().Total; n != 0 {
+		t.Fatalf("invalid configurations made %d API calls; want 0: %v", n, env.Calls().Methods)
+	}
+}
+
+// A partition the cluster does not have is refused with the attribute, and nothing is written.
+func TestAccHealthPolicy_unknownPartition(t *testing.T) {
+	env := acctest.New(t)
+	cluster := apiCluster(t, env, "hpu")
+	startFakeController(t, env, "hpu")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: factories,
+		Steps: []resource.TestStep{{
+			Config:      env.Config(policyConfig(cluster, `  partitions = ["h200"]`+"\n"+`  checks = [{ name = "ecc" }]`)),
+			ExpectError: acctest.ErrorMatching(`partitions: cluster hpu has no partition "h200"`),
+		}},
+	})
+	if _, ok := controllerPolicy(env, "hpu", "default"); ok {
+		t.Error("a policy for an unknown partition was written")
+	}
+}

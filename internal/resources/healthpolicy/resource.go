@@ -1,0 +1,286 @@
+// Package healthpolicy implements hypercompute_health_policy: health checks, repairs and their
+// limits for a training cluster, written to its controller's metadata and applied by the
+// controller's agent (internal/agent/health_*.go).
+package healthpolicy
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"cloud.google.com/go/compute/apiv1/computepb"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
+)
+
+// The controller applies a policy in one pass of its agent (seconds); a slurmctld restart on a
+// loaded controller takes longer.
+const defaultTimeout = 10 * time.Minute
+
+type policyResource struct {
+	tfutil.Base
+}
+
+var (
+	_ resource.ResourceWithConfigure      = (*policyResource)(nil)
+	_ resource.ResourceWithImportState    = (*policyResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*policyResource)(nil)
+)
+
+// NewResource is registered by the provider.
+func NewResource() resource.Resource {
+	return &policyResource{Base: tfutil.Base{TypeSuffix: "_health_policy"}}
+}
+
+// ValidateConfig checks the whole policy at plan, without an API call; messages start with the
+// attribute they are about.
+func (r *policyResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m model
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() || !m.known() {
+		return
+	}
+	for _, c := range m.Checks {
+		if c.Name.IsUnknown() || c.Schedules.IsUnknown() || c.Paths.IsUnknown() || c.XIDs.IsUnknown() {
+			return
+		}
+	}
+	p, diags := m.expand(ctx)
+	resp.Diagnostics.Append(diags...)
+	if diags.HasError() {
+		return
+	}
+	if err := cc.ValidateHealthPolicy(p); err != nil {
+		addPolicyError(&resp.Diagnostics, err)
+	}
+}
+
+// addPolicyError reports a clusterconfig validation error on the attribute its text starts with.
+func addPolicyError(diags *diag.Diagnostics, err error) {
+	msg := err.Error()
+	top := msg
+	if i := strings.IndexAny(top, " .[:"); i > 0 {
+		top = top[:i]
+	}
+	switch top {
+	case "name", "checks", "escalation", "interval_seconds", "limits", "partitions":
+		diags.AddAttributeError(path.Root(top), "Invalid health policy", msg)
+	default:
+		diags.AddError("Invalid health policy", msg)
+	}
+}
+
+func (r *policyResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan model
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := tfutil.Deadline(ctx, plan.Timeouts.Create, defaultTimeout, &resp.Diagnostics)
+	defer cancel()
+	r.write(ctx, &plan, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() && plan.ID.IsUnknown() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *policyResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan model
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := tfutil.Deadline(ctx, plan.Timeouts.Update, defaultTimeout, &resp.Diagnostics)
+	defer cancel()
+	r.write(ctx, &plan, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// write checks the policy against the cluster (its partitions exist), writes it under its key on
+// the controller and waits for the controller to report it applied. The model gets id and
+// generation once the key is written, so a failed wait still records the resource (tainted).
+func (r *policyResource) write(ctx context.Context, m *model, diags *diag.Diagnostics) {
+	ref, err := parseClusterID(m.Cluster.ValueString())
+	if err != nil {
+		diags.AddAttributeError(path.Root("cluster"), "Invalid cluster", "cluster: "+err.Error())
+		return
+	}
+	p, d := m.expand(ctx)
+	diags.Append(d...)
+	if diags.HasError() {
+		return
+	}
+	value, err := cc.EncodeHealthPolicy(p)
+	if err != nil {
+		addPolicyError(diags, err)
+		return
+	}
+	cl := r.Provider.Clients
+	inst, err := readController(ctx, cl, ref)
+	if err != nil {
+		diags.AddAttributeError(path.Root("cluster"), "Unable to read the cluster", "cluster: "+err.Error())
+		return
+	}
+	md := tfutil.MetadataMap(inst.GetMetadata())
+	for _, part := range p.Partitions {
+		if _, ok := md[cc.PartitionKey(part)]; !ok {
+			diags.AddAttributeError(path.Root("partitions"), "Unknown partition",
+				fmt.Sprintf("partitions: cluster %s has no partition %q; create it with hypercompute_node_partition (and reference its name, so it is created first)", ref.name, part))
+			return
+		}
+	}
+	s := string(value)
+	if _, err := tfutil.SetMetadataKey(ctx, cl, ref.vm(), inst, cc.HealthPolicyKey(p.Name), &s); err != nil {
+		diags.AddError("Unable to write health policy "+p.Name, err.Error())
+		return
+	}
+	m.ID = types.StringValue(policyID(ref, p.Name))
+	m.Generation = types.StringValue(p.Generation)
+	if err := waitApplied(ctx, cl, ref, p.Name, p.Generation); err != nil {
+		diags.AddError("Health policy "+p.Name+" was not applied", err.Error())
+	}
+}
+
+// Read drops a policy whose key or cluster is gone, so the next plan writes it again; a key
+// rewritten outside Terraform (or imported) is read back.
+func (r *policyResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state model
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ref, err := parseClusterID(state.Cluster.ValueString())
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid state", "cluster: "+err.Error())
+		return
+	}
+	inst, err := readController(ctx, r.Provider.Clients, ref)
+	if gcp.IsNotFound(err) {
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to read health policy "+state.Name.ValueString(), err.Error())
+		return
+	}
+	raw, ok := tfutil.MetadataMap(inst.GetMetadata())[cc.HealthPolicyKey(state.Name.ValueString())]
+	if !ok {
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	p, err := cc.DecodeHealthPolicy([]byte(raw))
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to read health policy "+state.Name.ValueString(), fmt.Sprintf("metadata key %s on the controller: %v", cc.HealthPolicyKey(state.Name.ValueString()), err))
+		return
+	}
+	if p.Generation != state.Generation.ValueString() {
+		state.flatten(ref, p)
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// Delete removes the key and waits until the controller dropped the policy (its report is gone);
+// the nodes stop running its checks and no repair starts any more.
+func (r *policyResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state model
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := tfutil.Deadline(ctx, state.Timeouts.Delete, defaultTimeout, &resp.Diagnostics)
+	defer cancel()
+	ref, err := parseClusterID(state.Cluster.ValueString())
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid state", "cluster: "+err.Error())
+		return
+	}
+	name := state.Name.ValueString()
+	cl := r.Provider.Clients
+	inst, err := readController(ctx, cl, ref)
+	if gcp.IsNotFound(err) {
+		return // the cluster went first
+	}
+	if err == nil {
+		_, err = tfutil.SetMetadataKey(ctx, cl, ref.vm(), inst, cc.HealthPolicyKey(name), nil)
+	}
+	if err == nil {
+		err = waitDropped(ctx, cl, ref, name)
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to delete health policy "+name, err.Error())
+	}
+}
+
+// ImportState takes projects/{project}/zones/{zone}/clusters/{cluster}/healthPolicies/{name};
+// Read fills the rest from the policy's key.
+func (r *policyResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	ref, name, err := parseImportID(req.ID)
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid import ID", err.Error())
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), policyID(ref, name))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("cluster"), ref.id())...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
+}
+
+func readController(ctx context.Context, cl *gcp.Clients, ref clusterRef) (*computepb.Instance, error) {
+	vm := ref.vm()
+	inst, err := cl.Instances.Get(ctx, &computepb.GetInstanceRequest{Project: vm.Project, Zone: vm.Zone, Instance: vm.Name})
+	if err = gcp.Classify(err); err != nil {
+		if gcp.IsNotFound(err) {
+			return nil, fmt.Errorf("the controller %s in %s does not exist (is the training cluster %s created?): %w", vm.Name, vm.Zone, ref.id(), err)
+		}
+		return nil, fmt.Errorf("reading the controller %s: %w", vm.Name, err)
+	}
+	if _, ok := tfutil.MetadataMap(inst.GetMetadata())[cc.ClusterKey]; !ok {
+		return nil, fmt.Errorf("the controller %s has no %s metadata: it was not created by hypercompute_training_cluster", vm.Name, cc.ClusterKey)
+	}
+	return inst, nil
+}
+
+func reportWait(cl *gcp.Clients, ref clusterRef) tfutil.ReportWait {
+	// A failed pass of the controller (another partition's bad configuration) is not this
+	// policy's failure: the agent retries.
+	return tfutil.ReportWait{Clients: cl, VM: ref.vm(), Max: 2 * time.Second, IgnoreFailure: true, Retry: gcp.IsRateLimited}
+}
+
+// waitApplied waits until the controller reports the policy's generation applied.
+func waitApplied(ctx context.Context, cl *gcp.Clients, ref clusterRef, name, gen string) error {
+	var last string
+	lastRep, err := reportWait(cl, ref).Until(ctx, func(rep tfutil.Report) (bool, error) {
+		last = rep.Attrs[cc.HealthPolicyAttr(name)]
+		return last == gen, nil
+	})
+	if err != nil && ctx.Err() != nil {
+		what := "no report of this policy yet: is the controller's agent running? See its serial console"
+		if last != "" {
+			what = "it still reports generation " + last
+		}
+		if lastRep.Any() {
+			what += "; the controller reports " + lastRep.String()
+		}
+		return fmt.Errorf("timed out waiting for the controller %s to apply generation %s of health policy %s; %s", ref.vm().Name, gen, name, what)
+	}
+	return err
+}
+
+// waitDropped waits until the controller no longer reports the policy.
+func waitDropped(ctx context.Context, cl *gcp.Clients, ref clusterRef, name string) error {
+	_, err := reportWait(cl, ref).Until(ctx, func(rep tfutil.Report) (bool, error) {
+		_, ok := rep.Attrs[cc.HealthPolicyAttr(name)]
+		return !ok, nil
+	})
+	if err != nil && ctx.Err() != nil {
+		return fmt.Errorf("timed out waiting for the controller %s to drop health policy %s; is its agent running?", ref.vm().Name, name)
+	}
+	return err
+}
