@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # make demo: start the local cloud with its local runtime (emulated VMs boot as real hosts running
 # the production payload and Debian's Slurm), apply the ml-dev blueprint — network, Filestore /home,
-# Managed Lustre and a Slurm cluster — show the outputs, what the local cloud holds and `sinfo` on the
-# login VM, then destroy. KEEP=1 leaves the environment and the emulator running.
+# Managed Lustre, a Slurm cluster and a CPU training run (the tiny-gpt recipe, to completion) — show
+# the outputs, what the local cloud holds, `sinfo` on the login VM and the run's loss curve, then
+# destroy. KEEP=1 leaves the environment and the emulator running.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -47,6 +48,12 @@ login="$(tf output -raw -state="$work/terraform.tfstate" ssh_command | awk '{pri
 echo "==> sinfo on $login (the emulator's :exec is what gcloud compute ssh is on Google Cloud)"
 curl -sf -X POST "http://$listen/emulator/v1/projects/hypercompute-demo/zones/us-central1-a/instances/$login:exec" \
   -d '{"argv":["bash","-lc","sinfo; echo; echo \"$ srun -N2 -p debug hostname\"; srun -N2 -p debug hostname"]}' | jq -r '.stdout, .stderr'
+echo "==> the tiny-gpt training run (hypercompute_recipe_job: real PyTorch DDP over gloo on two debug nodes)"
+tf output -json -state="$work/terraform.tfstate" training | jq -r '
+  "  Slurm job \(.job_id): \(.state) after \(.steps) steps",
+  "  loss \(.first_loss) at the first step -> \(.last_loss) at the last",
+  "  \(.checkpoints) checkpoints, the newest at step \(.last_checkpoint_step), in \(.checkpoint_directory)",
+  "  log: \(.log_path)"'
 if [ "${KEEP:-0}" = 1 ]; then
   echo "==> KEEP=1: left running. Emulator pid $emu at $listen; state in $work."
   echo "    export HYPERCOMPUTE_EMULATOR_HOST=$listen TF_CLI_CONFIG_FILE=$TF_CLI_CONFIG_FILE"

@@ -121,3 +121,20 @@ module "partition" {
   features          = each.value.features
   slurm_extra       = each.value.extra
 }
+
+resource "hypercompute_recipe_job" "this" {
+  for_each = var.recipe_jobs
+
+  cluster         = hypercompute_training_cluster.this.id
+  partition       = module.partition[each.value.partition].name
+  name            = each.key
+  recipe          = each.value.recipe
+  nodes           = each.value.nodes
+  overrides       = each.value.overrides
+  checkpoint      = each.value.checkpoint
+  tensorboard_dir = each.value.tensorboard_dir
+  export_path     = each.value.export_path
+  wait_for        = each.value.wait_for
+
+  timeouts = each.value.create_timeout == null ? null : { create = each.value.create_timeout }
+}

@@ -64,3 +64,24 @@ output "network" {
     gpu_attachments = module.network.gpu_attachments
   }
 }
+
+output "recipe_jobs" {
+  description = "Recipe jobs keyed by name: Slurm job id, state, log path, training progress (step, first and last loss, checkpoints) and the checkpoint directory and interval in use."
+  value = {
+    for k, j in hypercompute_recipe_job.this : k => {
+      id                   = j.id
+      job_id               = j.job_id
+      state                = j.state
+      log_path             = j.log_path
+      step                 = j.step
+      first_loss           = j.first_loss
+      last_loss            = j.last_loss
+      checkpoints          = j.checkpoints
+      last_checkpoint_step = j.last_checkpoint_step
+      checkpoint_directory = j.checkpoint.directory
+      checkpoint_interval  = j.checkpoint_interval
+      restarts             = j.restarts
+      time_lost            = j.time_lost
+    }
+  }
+}

@@ -216,3 +216,55 @@ variable "labels" {
   type        = map(string)
   default     = {}
 }
+
+variable "recipe_jobs" {
+  description = "Training runs from the provider's recipe catalog, keyed by job name; each runs on one of the module's partitions. See the hypercompute_recipe_job resource for what every field means."
+  type = map(object({
+    partition = string
+    recipe = object({
+      model = string
+      size  = string
+      mode  = string
+    })
+    nodes = optional(number)
+    overrides = optional(object({
+      max_steps       = optional(number)
+      hyperparameters = optional(map(string))
+      container_image = optional(string)
+      env             = optional(map(string))
+    }))
+    checkpoint = optional(object({
+      directory   = optional(string)
+      interval    = optional(string)
+      keep_last   = optional(number)
+      resume_from = optional(string)
+    }))
+    tensorboard_dir = optional(string)
+    export_path     = optional(string)
+    wait_for        = optional(string, "running")
+    create_timeout  = optional(string)
+  }))
+  default = {}
+
+  validation {
+    condition     = alltrue([for k in keys(var.recipe_jobs) : can(regex("^[A-Za-z][-A-Za-z0-9_]{0,62}$", k))])
+    error_message = "Each recipe job key is its job name: a letter, then at most 62 letters, digits, underscores and hyphens."
+  }
+
+  validation {
+    condition     = alltrue([for j in values(var.recipe_jobs) : contains(keys(var.partitions), j.partition)])
+    error_message = "Each recipe job runs on one of the module's partitions: its partition must be a key of var.partitions."
+  }
+
+  validation {
+    condition     = alltrue([for j in values(var.recipe_jobs) : contains(["submitted", "running", "completed"], j.wait_for)])
+    error_message = "Each recipe job's wait_for is submitted, running or completed."
+  }
+
+  validation {
+    condition = alltrue([for j in values(var.recipe_jobs) : j.checkpoint == null ? true : (
+      try(j.checkpoint.interval, null) == null ? true : can(regex("^(auto|([0-9]+(\\.[0-9]+)?(h|m|s))+|[0-9]+d)$", j.checkpoint.interval))
+    )])
+    error_message = "Each recipe job's checkpoint interval is a duration such as \"90s\", \"30m\" or \"2h\", or \"auto\"."
+  }
+}

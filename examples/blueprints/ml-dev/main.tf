@@ -122,3 +122,31 @@ resource "hypercompute_node_partition" "l4" {
     suspend_time = 300
   }
 }
+
+# A small decoder-only language model trained with real PyTorch DistributedDataParallel on two
+# debug nodes: the recipe catalog's CPU recipe. Checkpoints go to /lustre/checkpoints/<name>; the
+# apply ends when Slurm reports the job COMPLETED.
+resource "hypercompute_recipe_job" "tiny_gpt" {
+  cluster   = hypercompute_training_cluster.ml.id
+  partition = hypercompute_node_partition.debug.name
+  name      = "tiny-gpt-pretrain"
+  nodes     = 2
+
+  recipe = {
+    model = "tiny-gpt"
+    size  = "2m"
+    mode  = "pretrain"
+  }
+
+  overrides = {
+    max_steps = var.training_steps
+  }
+
+  checkpoint = {
+    interval  = "20s"
+    keep_last = 2
+  }
+
+  wait_for = "completed"
+  timeouts = { create = "20m" }
+}

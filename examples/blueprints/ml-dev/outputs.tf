@@ -50,3 +50,18 @@ output "partitions" {
     l4    = hypercompute_node_partition.l4.node_names
   }
 }
+
+output "training" {
+  description = "The tiny-gpt training run: Slurm job id and state, steps, first and last loss, checkpoints and where they are."
+  value = {
+    job_id               = hypercompute_recipe_job.tiny_gpt.job_id
+    state                = hypercompute_recipe_job.tiny_gpt.state
+    steps                = hypercompute_recipe_job.tiny_gpt.step
+    first_loss           = hypercompute_recipe_job.tiny_gpt.first_loss
+    last_loss            = hypercompute_recipe_job.tiny_gpt.last_loss
+    checkpoints          = hypercompute_recipe_job.tiny_gpt.checkpoints
+    last_checkpoint_step = hypercompute_recipe_job.tiny_gpt.last_checkpoint_step
+    checkpoint_directory = hypercompute_recipe_job.tiny_gpt.checkpoint.directory
+    log_path             = hypercompute_recipe_job.tiny_gpt.log_path
+  }
+}

@@ -80,3 +80,14 @@ variable "debug_nodes" {
     error_message = "The debug partition holds between 0 and 64 static nodes."
   }
 }
+
+variable "training_steps" {
+  description = "Optimizer steps of the tiny-gpt training run on the debug partition."
+  type        = number
+  default     = 200
+
+  validation {
+    condition     = var.training_steps >= 1 && var.training_steps <= 100000
+    error_message = "The training run takes between 1 and 100000 steps."
+  }
+}

@@ -154,3 +154,77 @@ run "plans_without_lustre" {
     error_message = "deletion_protection = false must reach the cluster."
   }
 }
+
+run "rejects_recipe_job_on_unknown_partition" {
+  command = plan
+
+  variables {
+    partitions = {
+      cpu = { machine_type = "n2-standard-4", static_node_count = 2 }
+    }
+    recipe_jobs = {
+      train = { partition = "gpu", recipe = { model = "tiny-gpt", size = "2m", mode = "pretrain" } }
+    }
+  }
+
+  expect_failures = [var.recipe_jobs]
+}
+
+run "rejects_recipe_job_bad_interval" {
+  command = plan
+
+  variables {
+    partitions = {
+      cpu = { machine_type = "n2-standard-4", static_node_count = 2 }
+    }
+    recipe_jobs = {
+      train = {
+        partition  = "cpu"
+        recipe     = { model = "tiny-gpt", size = "2m", mode = "pretrain" }
+        checkpoint = { interval = "often" }
+      }
+    }
+  }
+
+  expect_failures = [var.recipe_jobs]
+}
+
+run "rejects_recipe_job_bad_wait_for" {
+  command = plan
+
+  variables {
+    partitions = {
+      cpu = { machine_type = "n2-standard-4", static_node_count = 2 }
+    }
+    recipe_jobs = {
+      train = { partition = "cpu", recipe = { model = "tiny-gpt", size = "2m", mode = "pretrain" }, wait_for = "forever" }
+    }
+  }
+
+  expect_failures = [var.recipe_jobs]
+}
+
+run "plans_recipe_job" {
+  command = plan
+
+  variables {
+    partitions = {
+      cpu = { machine_type = "n2-standard-4", static_node_count = 2 }
+    }
+    recipe_jobs = {
+      tiny = {
+        partition  = "cpu"
+        recipe     = { model = "tiny-gpt", size = "2m", mode = "pretrain" }
+        nodes      = 2
+        overrides  = { max_steps = 100 }
+        checkpoint = { interval = "30s" }
+        wait_for   = "completed"
+      }
+    }
+  }
+
+  assert {
+    condition     = hypercompute_recipe_job.this["tiny"].partition == "cpu" && hypercompute_recipe_job.this["tiny"].wait_for == "completed"
+    error_message = "The recipe job runs on the cpu partition and waits for completion."
+  }
+}
