@@ -9,6 +9,8 @@ set -euo pipefail
 packages=(
   # Slurm 22.05 and munge (see docs on the local cloud; versions are Debian 12's).
   munge slurmctld slurmd slurm-client slurmrestd slurm-wlm-jwt-plugin libpmix2 libpmix-dev
+  # Slurm accounting: slurmdbd and the MariaDB it stores into, run inside the controller VM.
+  slurmdbd mariadb-server mariadb-client
   # Tools the local runtime and its tests use inside emulated hosts.
   jq iproute2 util-linux procps psmisc curl netcat-openbsd bsdextrautils
   # FUSE for gcsfuse (fusermount3), which the local runtime's `mount -t gcsfuse` runs.

@@ -62,6 +62,14 @@ resource "hypercompute_training_cluster" "ml" {
     EOT
   }
 
+  # slurmdbd with MariaDB inside the controller VM: sacct, sreport, fair share (sshare) and the
+  # hypercompute_cluster_goodput data source. The database password never leaves the controller.
+  accounting = {
+    qos        = ["high", "low"]
+    fair_share = true
+    retention  = { job_days = 365, step_days = 90, event_days = 365 }
+  }
+
   labels = {
     team = "ml"
   }
