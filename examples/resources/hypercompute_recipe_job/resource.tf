@@ -51,3 +51,28 @@ resource "hypercompute_recipe_job" "sft" {
     resume_from = hypercompute_recipe_job.pretrain.checkpoint.directory
   }
 }
+
+# Llama 3.1 8B pretraining with the public recipe's defaults for the partition's family (node
+# count, parallelism, FP8 on A3 Mega, the NeMo container, the TCPXO NCCL environment), and the
+# Young/Daly checkpoint interval from the family's failure figures ("auto", the default).
+resource "hypercompute_recipe_job" "llama" {
+  cluster   = hypercompute_training_cluster.prod.id
+  partition = hypercompute_node_partition.a3mega.name
+  name      = "llama31-8b-pretrain"
+
+  recipe = {
+    model = "llama3.1"
+    size  = "8b"
+    mode  = "pretrain"
+  }
+
+  overrides = {
+    max_steps = 50000
+    env = {
+      NCCL_DEBUG = "WARN"
+    }
+  }
+
+  tensorboard_dir = "/lustre/tensorboard/llama31-8b"
+  export_path     = "/lustre/models/llama31-8b"
+}

@@ -39,6 +39,14 @@ resource "hypercompute_training_cluster" "prod" {
   agent   = { url = "https://example.com/hypercompute-agent", sha256 = "` + strings.Repeat("ab", 32) + `" }
 }
 
+resource "hypercompute_node_partition" "a3mega" {
+  cluster           = hypercompute_training_cluster.prod.id
+  name              = "a3mega"
+  machine_type      = "a3-megagpu-8g"
+  static_node_count = 2
+  provisioning      = { model = "reservation", reservation = "a3mega" }
+}
+
 resource "hypercompute_node_partition" "cpu" {
   cluster           = hypercompute_training_cluster.prod.id
   name              = "cpu"

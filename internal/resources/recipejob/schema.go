@@ -122,7 +122,7 @@ func (r *jobResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp
 					},
 					"interval": schema.StringAttribute{
 						Optional: true, Computed: true,
-						MarkdownDescription: "Time between checkpoints: a duration (`\"90s\"`, `\"30m\"`, `\"2h\"`) or `\"auto\"` (default): the Young/Daly interval √(2·C·M) from the partition's expected time between failures for the job's node count (M, catalog figures per machine family) and the checkpoint cost the job measures (C), recomputed after every checkpoint.",
+						MarkdownDescription: "Time between checkpoints: a duration (`\"90s\"`, `\"30m\"`, `\"2h\"`) or `\"auto\"` (default): the Young/Daly interval √(2·C·M) from the partition's expected time between failures for the job's node count (M, catalog figures per machine family) and the checkpoint cost the job measures (C), recomputed after every checkpoint. CPU machine families have no published failure figures, so jobs on CPU partitions set a duration.",
 						Validators:          []validator.String{intervalValidator{}},
 						PlanModifiers:       keep,
 					},
