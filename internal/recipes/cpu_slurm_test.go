@@ -177,7 +177,8 @@ print(json.dumps(sorted(steps)))
 
 // TestCPURecipeUnderSlurm runs the rendered CPU recipe with sbatch on a
 // real two-node Slurm: it trains with DDP over gloo to completion, and a
-// run requeued mid-training resumes from its last checkpoint.
+// run requeued mid-training (scontrol requeue, then USR1 to the batch
+// shell) resumes from its last checkpoint each time.
 func TestCPURecipeUnderSlurm(t *testing.T) {
 	needTorch(t)
 	needSlurm(t)
@@ -275,6 +276,28 @@ func TestCPURecipeUnderSlurm(t *testing.T) {
 		}
 		if !(after.LastLoss < after.FirstLoss) {
 			t.Errorf("loss did not fall across the requeue: first %.3f last %.3f", after.FirstLoss, after.LastLoss)
+		}
+		// What Slurm's --signal=B:USR1@N before the time limit and the
+		// agent's stop notices do: USR1 to the batch shell only. The shell
+		// forwards it, the trainer checkpoints and stops, and the script
+		// requeues the job itself.
+		if out, err := exec.Command("scancel", "--batch", "--signal=USR1", id).CombinedOutput(); err != nil {
+			t.Fatalf("scancel --batch --signal=USR1: %v: %s", err, out)
+		}
+		var third Progress
+		if err := waitUntil(90*time.Second, "the run after USR1 to train", func() bool {
+			p, ok := readProgress(t, j.RunDir)
+			third = p
+			return ok && p.Restarts == 2 && p.Step >= after.Step+3
+		}); err != nil {
+			t.Fatalf("%v (progress %+v); log:\n%s", err, third, jobLog(t, j, id))
+		}
+		log = jobLog(t, j, id)
+		if !strings.Contains(log, "requeueing job "+id) || strings.Count(log, "[tiny-gpt rank 0] resumed from ") != 2 {
+			t.Errorf("want a self-requeue after USR1 and a second resume; log:\n%s", log)
+		}
+		if third.LostSeconds >= 2*float64(j.Checkpoint.IntervalSeconds) {
+			t.Errorf("lost %.2f s over two stops, want under one interval each", third.LostSeconds)
 		}
 		if out, err := exec.Command("scancel", id).CombinedOutput(); err != nil {
 			t.Fatalf("scancel: %v: %s", err, out)

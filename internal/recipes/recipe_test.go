@@ -178,7 +178,7 @@ func TestRenderCPUScript(t *testing.T) {
 		"#SBATCH --nodes=2\n", "#SBATCH --ntasks-per-node=1\n", "#SBATCH --requeue\n", "#SBATCH --signal=B:USR1@30\n",
 		"#SBATCH --output=/lustre/runs/t/run/slurm-%j.out\n", "<<'HYPERCOMPUTE_TRAIN_PY'\n" + CPUTrainer(),
 		`"max_steps": 50`, `"d_model": 192`, "exec /usr/bin/python3", "export MASTER_PORT=$((20000 + SLURM_JOB_ID % 20000))",
-		`[ "$rc" -eq 3 ]`, `scontrol requeue "$SLURM_JOB_ID"`,
+		`[ -f "$RUN_DIR/STOPPED" ]`, `scontrol requeue "$SLURM_JOB_ID"`,
 	} {
 		if !strings.Contains(s.Body, w) {
 			t.Errorf("script lacks %q", w)

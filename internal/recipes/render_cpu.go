@@ -45,6 +45,8 @@ func renderCPU(j Job, r Recipe, hp map[string]string) (Script, error) {
 	if err := heredoc(&b, `"$RUN_DIR/recipe.json"`, "HYPERCOMPUTE_RECIPE_JSON", marshalIndent(cfg)); err != nil {
 		return Script{}, err
 	}
+	// A STOPPED file of an earlier run must not requeue this one.
+	fmt.Fprintf(&b, "rm -f \"$RUN_DIR/%s\"\n", StoppedFile)
 	b.WriteString(masterAddr)
 	envExports(&b, j.Env)
 	b.WriteString("echo \"hypercompute: $SLURM_JOB_NAME ($SLURM_JOB_ID, restart ${SLURM_RESTART_COUNT:-0}) on $SLURM_JOB_NODELIST, master $MASTER_ADDR:$MASTER_PORT\"\n")
@@ -55,6 +57,6 @@ func renderCPU(j Job, r Recipe, hp map[string]string) (Script, error) {
 	fmt.Fprintf(&b, "srun --kill-on-bad-exit=1 --nodes=%d --ntasks-per-node=%d \\\n", j.Nodes, j.TasksPerNode)
 	b.WriteString("  bash -c 'export RANK=$SLURM_PROCID WORLD_SIZE=$SLURM_NTASKS LOCAL_RANK=$SLURM_LOCALID; exec /usr/bin/python3 \"$0\" \"$1\"' \\\n")
 	b.WriteString("  \"$RUN_DIR/train.py\" \"$RUN_DIR/recipe.json\" &\n")
-	signalForwarding(&b, "USR1", fmt.Sprintf(`[ "$rc" -eq %d ]`, ExitStopped))
+	signalForwarding(&b, "USR1", fmt.Sprintf(`[ -f "$RUN_DIR/%s" ]`, StoppedFile))
 	return Script{Body: b.String(), Sbatch: flags, NeedsBatchSignal: true, MakeDirs: []string{j.RunDir}}, nil
 }

@@ -11,7 +11,7 @@ var cpuTrainer string
 // CPUTrainer returns the embedded trainer's source (tests run it directly).
 func CPUTrainer() string { return cpuTrainer }
 
-// ExitStopped is the trainer's exit status after it checkpointed on a
-// signal before max_steps (train.py EXIT_STOPPED); the batch script requeues
-// the job on it.
-const ExitStopped = 3
+// StoppedFile is what the trainer leaves in RunDir after it checkpointed on
+// a signal before max_steps (train.py STOPPED); the batch script requeues
+// the job when it finds it.
+const StoppedFile = "STOPPED"

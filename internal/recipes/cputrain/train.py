@@ -23,7 +23,10 @@ one, the model weights of checkpoint.resume_from seed the run.
 SIGUSR1 (Slurm's --signal=B:USR1@N, forwarded by the batch script) and
 SIGTERM (scancel, scontrol requeue) make every rank agree, through the
 per-step collective, to checkpoint at the next step boundary and stop with
-EXIT_STOPPED, so the job can be requeued and resume.
+leaves a STOPPED file in the run directory, so the batch script requeues
+the job and it resumes. Every rank then exits 0: Slurm's --kill-on-bad-exit
+would turn one rank's non-zero exit into the others' termination, and the
+step's exit status would no longer say what happened.
 """
 
 import time
@@ -48,9 +51,10 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.nn.parallel import DistributedDataParallel as DDP
 
-# Exit status of a run that checkpointed on a signal before max_steps: the
-# batch script requeues the job on it (time limit, preemption notice).
-EXIT_STOPPED = 3
+# Left in the run directory by a run that checkpointed on a signal before
+# max_steps: the batch script requeues the job when it finds it (time limit,
+# preemption notice).
+STOPPED = "STOPPED"
 
 CKPT_RE = re.compile(r"^ckpt-(\d+)$")
 COMPLETE = "COMPLETE"
@@ -357,6 +361,9 @@ def main():
     if rank == 0:
         for d in (run_dir, ck_dir, metrics_dir):
             os.makedirs(d, exist_ok=True)
+        stale = os.path.join(run_dir, STOPPED)
+        if os.path.exists(stale):
+            os.remove(stale)
 
     random.seed(seed + rank)
     torch.manual_seed(seed)  # identical initial weights on every rank
@@ -520,6 +527,8 @@ def main():
         stopped_by = Stop.requested or "a signal on another rank"
     checkpoint(step)
     if rank == 0:
+        if stopped_by is not None:
+            write_atomic(os.path.join(run_dir, STOPPED), json.dumps({"signal": stopped_by, "step": step}))
         if stopped_by is None:
             prog["finished"] = True
             if cfg.get("export_path"):
@@ -532,7 +541,6 @@ def main():
     dist.destroy_process_group()
     if stopped_by is not None:
         log("stopped by %s at step %d after a checkpoint" % (stopped_by, step))
-        sys.exit(EXIT_STOPPED)
     log("finished at step %d, loss %.4f" % (step, prog["last_loss"]))
 
 
