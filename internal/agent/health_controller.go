@@ -15,6 +15,7 @@ import (
 	"cloud.google.com/go/compute/apiv1/computepb"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/agent/power"
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
 )
@@ -290,7 +291,7 @@ func (c *controller) healthPass(ctx context.Context, cluster cc.Cluster, parts [
 			c.releaseRequeued(ctx, l, rec.Requeued)
 		}
 		rec.RequeuedAt, rec.Requeued = time.Time{}, nil
-		r, err := c.startRepair(ctx, cluster, byPart[nodePart[n]], n, action)
+		r, err := c.startRepair(ctx, cluster, parts, byPart[nodePart[n]], n, action)
 		r.Check, r.Reason, r.Started = check, reason, now
 		if err != nil {
 			r.Finished, r.Result = now, "failed"
@@ -375,7 +376,7 @@ func (c *controller) releaseRequeued(ctx context.Context, l cc.Layout, jobs []st
 }
 
 // startRepair starts a repair through the Compute API with the controller's own credentials.
-func (c *controller) startRepair(ctx context.Context, cluster cc.Cluster, p cc.Partition, node, action string) (HealthRepair, error) {
+func (c *controller) startRepair(ctx context.Context, cluster cc.Cluster, parts []cc.Partition, p cc.Partition, node, action string) (HealthRepair, error) {
 	r := HealthRepair{Node: node, Action: action}
 	env, err := c.computeEnv(ctx, cluster)
 	if err != nil {
@@ -396,8 +397,24 @@ func (c *controller) startRepair(ctx context.Context, cluster cc.Cluster, p cc.P
 				DisruptionSchedule: proto.String("IMMEDIATE"),
 				FaultReasons:       []*computepb.InstancesReportHostAsFaultyRequestFaultReason{{Behavior: proto.String(faultBehavior(r.Check)), Description: proto.String("hypercompute health check failed")}},
 			}})
+	case cc.ActionReimage:
+		// A new VM from the partition's instance template, the way Slurm's power saving creates
+		// one: delete, then bulkInsert under the same name. It runs beside the controller's loop
+		// (a minute on Compute); the repair ends when the new VM's slurmd registers.
+		env := power.Env{Clients: env.clients, Project: env.project, Zone: env.zone, Cluster: cluster, Partitions: parts}
+		go func() {
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Minute)
+			defer cancel()
+			err := power.Suspend(ctx, env, node)
+			if err == nil {
+				err = power.Resume(ctx, env, node)
+			}
+			if err != nil {
+				c.log.Warn("reimaging a node", "node", node, "error", err.Error())
+			}
+		}()
 	default:
-		err = fmt.Errorf("action %q is not implemented by this agent", action)
+		err = fmt.Errorf("action %q repairs nothing", action)
 	}
 	if err != nil {
 		return r, fmt.Errorf("%s of VM %s: %w", action, node, err)
