@@ -154,7 +154,7 @@ func startSlurm() (s *testSlurm, err error) {
 SlurmctldHost=%[2]s(127.0.0.1)
 SlurmUser=root
 AuthType=auth/munge
-AuthInfo=socket=%[1]s/run/munge.sock,cred_expire=10
+AuthInfo=socket=%[1]s/run/munge.sock,cred_expire=5
 SlurmctldPort=%[3]d
 StateSaveLocation=%[1]s/state
 SlurmdSpoolDir=%[1]s/spool/%%n
