@@ -200,6 +200,36 @@ func measureGoodput(ctx context.Context, env []string, window string, now time.T
 	return computeGoodput(as, window, since, now, readProgressLost), nil
 }
 
+// repairFigures sums the health policy's repairs that overlap [since, now] per partition.
+func repairFigures(st *healthState, since, now time.Time) map[string]cc.RepairFigures {
+	out := map[string]cc.RepairFigures{}
+	for _, r := range append(append([]HealthRepair{}, st.Done...), st.InProgress...) {
+		end := r.Finished
+		if end.IsZero() || end.After(now) {
+			end = now
+		}
+		start := r.Started
+		if start.Before(since) {
+			start = since
+		}
+		if r.Started.IsZero() || !end.After(start) {
+			continue
+		}
+		partition := ""
+		if n := st.Nodes[r.Node]; n != nil {
+			partition = n.Partition
+		}
+		f := out[partition]
+		f.Repairs++
+		f.NodeSeconds += end.Sub(start).Seconds()
+		out[partition] = f
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
 // goodputEvery is how often the controller refreshes its goodput reports.
 const goodputEvery = 10 * time.Second
 
@@ -214,6 +244,9 @@ func (c *controller) reportGoodput(ctx context.Context, cluster cc.Cluster) {
 		if err != nil {
 			c.log.Warn("measuring goodput", "window", w, "error", err.Error())
 			return
+		}
+		if since, err := time.Parse(time.RFC3339, r.Since); err == nil {
+			r.Repairs = repairFigures(c.loadHealth(), since, now)
 		}
 		v, err := cc.EncodeGoodputReport(r)
 		if err != nil {

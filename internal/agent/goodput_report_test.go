@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 )
 
 // A sample of `sacct -a -X -D -P -n -o JobIDRaw,JobName,Partition,State,Eligible,Start,End,ElapsedRaw,WorkDir`
@@ -113,5 +115,31 @@ func TestParseWindow(t *testing.T) {
 		if _, err := ParseWindow(in); err == nil {
 			t.Errorf("%q accepted", in)
 		}
+	}
+}
+
+// Repairs from the health records count per partition, clipped to the window; one still running
+// counts up to now.
+func TestRepairFigures(t *testing.T) {
+	now := time.Date(2026, 12, 1, 13, 0, 0, 0, time.UTC)
+	since := now.Add(-24 * time.Hour)
+	at := func(h, m int) time.Time { return time.Date(2026, 12, 1, h, m, 0, 0, time.UTC) }
+	st := &healthState{Nodes: map[string]*nodeRecord{}}
+	for node, part := range map[string]string{"c-a3-0": "a3", "c-a3-1": "a3", "c-cpu-0": "cpu"} {
+		st.Nodes[node] = &nodeRecord{}
+		st.Nodes[node].Partition = part
+	}
+	st.Done = []HealthRepair{
+		{Node: "c-a3-0", Started: at(10, 0), Finished: at(10, 10), Result: "ok"},               // 600 s
+		{Node: "c-a3-1", Started: since.Add(-time.Hour), Finished: since.Add(5 * time.Minute)}, // 300 s inside
+		{Node: "c-cpu-0", Started: since.Add(-2 * time.Hour), Finished: since.Add(-time.Hour)}, // before the window
+	}
+	st.InProgress = []HealthRepair{{Node: "c-cpu-0", Started: at(12, 59)}} // 60 s so far
+	got := repairFigures(st, since, now)
+	if got["a3"] != (cc.RepairFigures{Repairs: 2, NodeSeconds: 900}) || got["cpu"] != (cc.RepairFigures{Repairs: 1, NodeSeconds: 60}) || len(got) != 2 {
+		t.Errorf("repairs %+v", got)
+	}
+	if repairFigures(&healthState{Nodes: map[string]*nodeRecord{}}, since, now) != nil {
+		t.Error("no repairs gave figures")
 	}
 }

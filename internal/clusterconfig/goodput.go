@@ -31,6 +31,17 @@ type GoodputReport struct {
 	Jobs       []JobGoodput              `json:"jobs"`
 	// JobsOmitted counts jobs beyond GoodputReportMaxJobs, counted in the totals only.
 	JobsOmitted int `json:"jobs_omitted,omitempty"`
+	// Repairs are the health policy's repairs in the window per partition, from the controller's
+	// health records: the node time they took out of service (none on a login VM's report).
+	Repairs map[string]RepairFigures `json:"repairs,omitempty"`
+}
+
+// RepairFigures are the repairs of one partition's nodes that overlap a window.
+type RepairFigures struct {
+	Repairs int `json:"repairs"`
+	// NodeSeconds is the time within the window the repaired nodes were out of service for them
+	// (from each repair's start to its end, or now while it runs).
+	NodeSeconds float64 `json:"node_seconds"`
 }
 
 // GoodputFigures are the sums and ratios for a set of jobs.

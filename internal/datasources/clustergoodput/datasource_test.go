@@ -52,6 +52,7 @@ func TestAccClusterGoodput(t *testing.T) {
 			{JobID: "8", Name: "sweep", Partition: "a3", State: "COMPLETED", GoodputFigures: cc.GoodputFigures{Jobs: 1, WaitSeconds: 60, RunSeconds: 500, LostSeconds: 300, Restarts: 1, Scheduling: 500.0 / 560, Runtime: 0.4}},
 		},
 		JobsOmitted: 3,
+		Repairs:     map[string]cc.RepairFigures{"a3": {Repairs: 1, NodeSeconds: 420}},
 	}
 	put := func() {
 		v, err := cc.EncodeGoodputReport(report)
@@ -87,6 +88,8 @@ func TestAccClusterGoodput(t *testing.T) {
 					resource.TestCheckResourceAttr(addr, "jobs.1.state", "COMPLETED"),
 					resource.TestCheckResourceAttr(addr, "jobs.1.runtime_goodput", "0.4"),
 					resource.TestCheckResourceAttr(addr, "jobs_omitted", "3"),
+					resource.TestCheckResourceAttr(addr, "repairs.a3.repairs", "1"),
+					resource.TestCheckResourceAttr(addr, "repairs.a3.node_seconds", "420"),
 				),
 			},
 			{

@@ -15,6 +15,12 @@ type model struct {
 	Partitions  map[string]figuresModel `tfsdk:"partitions"`
 	Jobs        []jobModel              `tfsdk:"jobs"`
 	JobsOmitted types.Int64             `tfsdk:"jobs_omitted"`
+	Repairs     map[string]repairModel  `tfsdk:"repairs"`
+}
+
+type repairModel struct {
+	Repairs     types.Int64   `tfsdk:"repairs"`
+	NodeSeconds types.Float64 `tfsdk:"node_seconds"`
 }
 
 type figuresModel struct {
@@ -65,4 +71,8 @@ func (m *model) fill(r cc.GoodputReport) {
 		})
 	}
 	m.JobsOmitted = types.Int64Value(int64(r.JobsOmitted))
+	m.Repairs = map[string]repairModel{}
+	for p, f := range r.Repairs {
+		m.Repairs[p] = repairModel{Repairs: types.Int64Value(int64(f.Repairs)), NodeSeconds: types.Float64Value(f.NodeSeconds)}
+	}
 }

@@ -56,6 +56,12 @@ func (d *dataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp 
 			"jobs": schema.ListNestedAttribute{Computed: true, MarkdownDescription: "The newest jobs, oldest first, as many as fit the controller's report.",
 				NestedObject: schema.NestedAttributeObject{Attributes: job}},
 			"jobs_omitted": count("Older jobs counted in `total` and `partitions` but not listed in `jobs`."),
+			"repairs": schema.MapNestedAttribute{Computed: true,
+				MarkdownDescription: "The health policy's repairs in the window per partition, from the controller's health records (`hypercompute_health_policy`).",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"repairs":      count("Repairs that overlap the window."),
+					"node_seconds": num("Node time within the window the repaired nodes were out of service for them (until now for one still running)."),
+				}}},
 		},
 	}
 }
