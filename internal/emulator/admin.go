@@ -118,6 +118,7 @@ func registerAdmin(e *Emulator) {
 		core.WriteJSON(w, http.StatusOK, map[string]any{"stateFile": e.cfg.StateFile})
 	})
 	registerHostFaults(e)
+	registerGPUFaults(e)
 }
 
 // QuotaRequest is the body of POST /emulator/v1/quotas.

@@ -105,6 +105,7 @@ func (e *Emulator) AttachLocalRuntime(cfg LocalRuntimeConfig) (*vmruntime.Runtim
 		Prefix:         lr.cfg.Prefix,
 		EmulatorURL:    lr.cfg.EmulatorURL,
 		ResolveStorage: e.resolveStorage,
+		SbinFiles:      e.gpuTools,
 	})
 	if err != nil {
 		return nil, err

@@ -39,6 +39,9 @@ type Config struct {
 	// Called from concurrent goroutines. Optional: without it every storage
 	// mount fails with a clear message.
 	ResolveStorage func(fstype, source string) (dir string, err error)
+	// SbinFiles gives the executables a host gets in its /usr/sbin at each boot, by HostSpec.ID
+	// (the GPU tool stand-ins of VMs whose machine type has GPUs); nil or empty: none.
+	SbinFiles func(id string) map[string][]byte
 }
 
 // ErrNoHost is returned for an ID the runtime does not hold.

@@ -42,6 +42,8 @@ type initConfig struct {
 	// Cgroups to move into before entering a new cgroup namespace; each Dir is
 	// then bound over its Mountpoint.
 	Cgroups []hostCgroup `json:"cgroups"`
+	// SbinFiles are further executables in /usr/sbin of this host (the GPU tool stand-ins).
+	SbinFiles map[string][]byte `json:"sbin_files,omitempty"`
 }
 
 // runInit sets up the host and reports on fd 3 ("ok" or the error), then reaps.
@@ -107,7 +109,7 @@ func setupHost(cfg *initConfig) error {
 		}
 		fds[i] = fd
 	}
-	if err := overlayMountHelpers(cfg.SbinLayer); err != nil {
+	if err := overlayMountHelpers(cfg.SbinLayer, cfg.SbinFiles); err != nil {
 		return fmt.Errorf("mount helpers on /usr/sbin: %w", err)
 	}
 	if err := unix.Mount("/", cfg.RootView, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
@@ -199,7 +201,7 @@ func hostSysfs(cgs []hostCgroup) error {
 // it on Debian) of this host only. The upper layer lives on a tmpfs private to
 // the host, so it works whatever filesystem StateDir is on, and each boot
 // starts from the helpers this binary carries.
-func overlayMountHelpers(layer string) error {
+func overlayMountHelpers(layer string, extra map[string][]byte) error {
 	if err := unix.Mount("sbin-layer", layer, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=700,size=4m"); err != nil {
 		return err
 	}
@@ -215,6 +217,9 @@ func overlayMountHelpers(layer string) error {
 		}
 	}
 	if err := os.WriteFile(upper+"/mount.gcsfuse", gcsfuseMountHelper, 0o755); err != nil {
+		return err
+	}
+	if err := writeSbinFiles(upper, extra); err != nil {
 		return err
 	}
 	opts := fmt.Sprintf("lowerdir=/usr/sbin,upperdir=%s,workdir=%s", upper, work)

@@ -208,6 +208,7 @@ func (r *Runtime) start(ctx context.Context, h *host) error {
 		Hostname:  h.spec.Name,
 		RootView:  h.dirs.inRun(inHostRootView),
 		SbinLayer: h.dirs.sbinLayer(),
+		SbinFiles: r.sbinFiles(h.spec),
 		Binds:     binds,
 	})
 	if err != nil {
