@@ -15,13 +15,17 @@ func TestCommandLine(t *testing.T) {
 	if err := run(context.Background(), []string{"version"}, &out, &errb); err != nil || out.String() != version+"\n" {
 		t.Errorf("version: %q %v", out.String(), err)
 	}
-	for _, args := range [][]string{nil, {"bogus"}, {"resume"}, {"suspend", "a", "b"}, {"run", "extra"}, {"healthcheck"}} {
+	for _, args := range [][]string{nil, {"bogus"}, {"resume"}, {"suspend", "a", "b"}, {"run", "extra"}, {"healthcheck"}, {"goodput"}, {"goodput", "7d"}, {"goodput", "--since"}} {
 		var ue usageError
 		if err := run(context.Background(), args, &out, &errb); !errors.As(err, &ue) {
 			t.Errorf("%q: err = %v, want a usage error", args, err)
 		}
 	}
 	out.Reset()
+	// A window sacct would not understand is refused before sacct runs.
+	if err := run(context.Background(), []string{"goodput", "--since", "7y"}, &out, &errb); err == nil || !strings.Contains(err.Error(), `window "7y"`) {
+		t.Errorf("goodput --since 7y: %v", err)
+	}
 	if err := run(context.Background(), []string{"help"}, &out, &errb); err != nil || !strings.Contains(out.String(), "resume-fail <nodelist>") {
 		t.Errorf("help: %v %q", err, out.String())
 	}
