@@ -51,7 +51,7 @@ curl -sf -X POST "http://$listen/emulator/v1/projects/hypercompute-demo/zones/us
 echo "==> the tiny-gpt training run (hypercompute_recipe_job: real PyTorch DDP over gloo on two debug nodes)"
 tf output -json -state="$work/terraform.tfstate" training | jq -r '
   "  Slurm job \(.job_id): \(.state) after \(.steps) steps",
-  "  loss \(.first_loss) at the first step -> \(.last_loss) at the last",
+  "  loss \(.first_loss * 1000 | round / 1000) at the first step -> \(.last_loss * 1000 | round / 1000) at the last",
   "  \(.checkpoints) checkpoints, the newest at step \(.last_checkpoint_step), in \(.checkpoint_directory)",
   "  log: \(.log_path)"'
 if [ "${KEEP:-0}" = 1 ]; then
