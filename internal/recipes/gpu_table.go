@@ -22,8 +22,9 @@ import "github.com/hypercompute/terraform-provider-hypercompute/internal/catalog
 //     4 GPUs, FSDP, GBS 256, MBS 2); the Slurm recipes import nvcr.io#nvidia/nemo:25.11
 //     with enroot and launch with srun + pyxis.
 //   - NeMo 2 recipes nemo/collections/llm/recipes/gemma2_{9b,27b}.py
-//     (pretrain: TP8, PP1 (9B) / PP2 (27B), GBS 32, MBS 2, seq 4096,
-//     lr 3e-4 → 3e-5, warmup 500, bf16; full SFT: lr 5e-6, seq 2048).
+//     (pretrain: 9B TP4 PP1, 27B TP8 PP2; GBS 32, MBS 2, seq 4096,
+//     lr 3e-4 → 3e-5, warmup 500, bf16; full SFT (peft_scheme none): 9B TP4,
+//     27B TP8 PP2, lr 5e-6, seq 2048).
 //
 // Precision: every profile here has FP8 silicon (H100, H200, B200, GB200),
 // but Google publishes no FP8 recipe for A3 High (TCPX), so a3-high rows
@@ -92,20 +93,20 @@ func gpuRows() []gpuRow {
 		{ModelLlama31, "70b", "a3-ultra", ModeSFT, 4, 4, 4, 1, 5, false, "fp8", 1, 32, 4096, containerNeMo2511, srcMBH100 + " (SFT 70B, 32 GPUs)"},
 		{ModelLlama31, "70b", "a4", ModeSFT, 4, 2, 4, 1, 5, false, "fp8", 1, 32, 4096, containerNeMo2511, srcMBGB200 + " parallelism (SFT 70B TP2 PP4 VP5) on 32 B200"},
 		{ModelLlama31, "70b", "a4x", ModeSFT, 8, 2, 4, 1, 5, false, "fp8", 1, 32, 4096, containerNeMo2511, srcMBGB200 + " (SFT 70B, 32 GPUs)"},
-		// Gemma 2 pretraining and full SFT: TP8 needs 8 GPUs, two A4X VMs.
-		{ModelGemma2, "9b", "a3-high", ModePretrain, 1, 8, 1, 1, 0, false, "bf16", 2, 32, 4096, containerNeMo2511, srcGemma2 + " (9B)"},
-		{ModelGemma2, "9b", "a3-mega", ModePretrain, 1, 8, 1, 1, 0, false, "bf16", 2, 32, 4096, containerNeMo2511, srcGemma2 + " (9B)"},
-		{ModelGemma2, "9b", "a3-ultra", ModePretrain, 1, 8, 1, 1, 0, false, "bf16", 2, 32, 4096, containerNeMo2511, srcGemma2 + " (9B)"},
-		{ModelGemma2, "9b", "a4", ModePretrain, 1, 8, 1, 1, 0, false, "bf16", 2, 32, 4096, containerNeMo2511, srcGemma2 + " (9B)"},
-		{ModelGemma2, "9b", "a4x", ModePretrain, 2, 8, 1, 1, 0, false, "bf16", 2, 32, 4096, containerNeMo2511, srcGemma2 + " (9B)"},
+		// Gemma 2 pretraining and full SFT: NeMo's 8 GPUs are two A4X VMs.
+		{ModelGemma2, "9b", "a3-high", ModePretrain, 1, 4, 1, 1, 0, false, "bf16", 2, 32, 4096, containerNeMo2511, srcGemma2 + " (9B)"},
+		{ModelGemma2, "9b", "a3-mega", ModePretrain, 1, 4, 1, 1, 0, false, "bf16", 2, 32, 4096, containerNeMo2511, srcGemma2 + " (9B)"},
+		{ModelGemma2, "9b", "a3-ultra", ModePretrain, 1, 4, 1, 1, 0, false, "bf16", 2, 32, 4096, containerNeMo2511, srcGemma2 + " (9B)"},
+		{ModelGemma2, "9b", "a4", ModePretrain, 1, 4, 1, 1, 0, false, "bf16", 2, 32, 4096, containerNeMo2511, srcGemma2 + " (9B)"},
+		{ModelGemma2, "9b", "a4x", ModePretrain, 2, 4, 1, 1, 0, false, "bf16", 2, 32, 4096, containerNeMo2511, srcGemma2 + " (9B)"},
 		{ModelGemma2, "27b", "a3-high", ModePretrain, 2, 8, 2, 1, 0, false, "bf16", 2, 32, 4096, containerNeMo2511, srcGemma2 + " (27B)"},
 		{ModelGemma2, "27b", "a3-mega", ModePretrain, 2, 8, 2, 1, 0, false, "bf16", 2, 32, 4096, containerNeMo2511, srcGemma2 + " (27B)"},
 		{ModelGemma2, "27b", "a3-ultra", ModePretrain, 2, 8, 2, 1, 0, false, "bf16", 2, 32, 4096, containerNeMo2511, srcGemma2 + " (27B)"},
 		{ModelGemma2, "27b", "a4", ModePretrain, 2, 8, 2, 1, 0, false, "bf16", 2, 32, 4096, containerNeMo2511, srcGemma2 + " (27B)"},
 		{ModelGemma2, "27b", "a4x", ModePretrain, 4, 8, 2, 1, 0, false, "bf16", 2, 32, 4096, containerNeMo2511, srcGemma2 + " (27B)"},
-		{ModelGemma2, "9b", "a3-mega", ModeSFT, 1, 8, 1, 1, 0, false, "bf16", 1, 32, 2048, containerNeMo2511, srcGemma2 + " (9B full SFT)"},
-		{ModelGemma2, "9b", "a3-ultra", ModeSFT, 1, 8, 1, 1, 0, false, "bf16", 1, 32, 2048, containerNeMo2511, srcGemma2 + " (9B full SFT)"},
-		{ModelGemma2, "9b", "a4", ModeSFT, 1, 8, 1, 1, 0, false, "bf16", 1, 32, 2048, containerNeMo2511, srcGemma2 + " (9B full SFT)"},
+		{ModelGemma2, "9b", "a3-mega", ModeSFT, 1, 4, 1, 1, 0, false, "bf16", 1, 32, 2048, containerNeMo2511, srcGemma2 + " (9B full SFT: TP4)"},
+		{ModelGemma2, "9b", "a3-ultra", ModeSFT, 1, 4, 1, 1, 0, false, "bf16", 1, 32, 2048, containerNeMo2511, srcGemma2 + " (9B full SFT: TP4)"},
+		{ModelGemma2, "9b", "a4", ModeSFT, 1, 4, 1, 1, 0, false, "bf16", 1, 32, 2048, containerNeMo2511, srcGemma2 + " (9B full SFT: TP4)"},
 		{ModelGemma2, "27b", "a3-mega", ModeSFT, 2, 8, 2, 1, 0, false, "bf16", 1, 32, 2048, containerNeMo2511, srcGemma2 + " (27B full SFT: TP8 PP2)"},
 		{ModelGemma2, "27b", "a3-ultra", ModeSFT, 2, 8, 2, 1, 0, false, "bf16", 1, 32, 2048, containerNeMo2511, srcGemma2 + " (27B full SFT: TP8 PP2)"},
 		{ModelGemma2, "27b", "a4", ModeSFT, 2, 8, 2, 1, 0, false, "bf16", 1, 32, 2048, containerNeMo2511, srcGemma2 + " (27B full SFT: TP8 PP2)"},

@@ -42,7 +42,7 @@ srun --kill-on-bad-exit=1 --nodes=1 --ntasks-per-node=8 \
     trainer.num_nodes=1 \
     trainer.devices=8 \
     trainer.max_steps=1000 \
-    trainer.strategy.tensor_model_parallel_size=8 \
+    trainer.strategy.tensor_model_parallel_size=4 \
     trainer.strategy.pipeline_model_parallel_size=1 \
     trainer.strategy.context_parallel_size=1 \
     data.micro_batch_size=2 \
