@@ -19,7 +19,8 @@ type pathType = path.Path
 
 // ModifyPlan fills every value knowable before apply (the zone, provisioning defaults, disks and
 // image from the catalog, node names, the placement policy) and refuses impossible combinations,
-// naming the attribute. It makes no API call: bad input never costs one.
+// naming the attribute. Bad input costs no API call; a configuration that passes every such check has its
+// image resolved (one read-only call) so a missing image fails the plan, not the nodes.
 func (r *partitionResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	var plan, state model
 	hasState, ok := tfutil.ReadPlan(ctx, req, resp, &plan, &state, nil)
@@ -66,6 +67,11 @@ func (r *partitionResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	for _, p := range check(planValues(ctx, &plan, prov, ref)) {
 		diags.AddAttributeError(tfutil.AttrPath(p.attr), "Invalid "+p.attr, p.msg)
 	}
+	if diags.HasError() {
+		return
+	}
+	// Only an image the configuration names is checked: the catalog's default images are the provider's own.
+	tfutil.CheckImage(ctx, r.Provider, "image", config.Image, state.Image, diags)
 	if diags.HasError() {
 		return
 	}

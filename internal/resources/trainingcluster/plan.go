@@ -83,6 +83,10 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if p.diags.HasError() {
 		return
 	}
+	p.checkImages(ctx)
+	if p.diags.HasError() {
+		return
+	}
 	replace := p.replacements(ctx)
 	if len(replace) > 0 {
 		if state.DeletionProtection.ValueBool() {
