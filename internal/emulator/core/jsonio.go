@@ -57,11 +57,13 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 }
 
+// computeStyle: Compute and Cloud Storage answer errors with errors[] (domain, reason); the other APIs with
+// google.rpc status details.
 func computeStyle(r *http.Request) bool {
 	if m := MethodOf(r); m != "" {
-		return strings.HasPrefix(m, "compute.")
+		return strings.HasPrefix(m, "compute.") || strings.HasPrefix(m, "storage.")
 	}
-	return strings.HasPrefix(r.URL.Path, "/compute/")
+	return strings.HasPrefix(r.URL.Path, "/compute/") || strings.HasPrefix(r.URL.Path, "/storage/")
 }
 
 // ReadJSON decodes the request body into v. Proto messages are decoded with protojson and reject unknown
