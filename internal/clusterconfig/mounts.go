@@ -122,9 +122,11 @@ func (b BucketMount) options() string {
 	opts := []string{"rw", "_netdev", "allow_other", "implicit_dirs", "profile=" + gcsfuseProfiles[b.Profile]}
 	if b.CacheDir != "" {
 		// An unlimited file cache on local SSD; parallel downloads speed
-		// up reading large checkpoints and shards.
-		opts = append(opts, "cache_dir="+b.CacheDir, "file_cache:max_size_mb=-1",
-			"file_cache:enable_parallel_downloads=true")
+		// up reading large checkpoints and shards. In mount options
+		// gcsfuse takes config keys with "_" for ":" and "-"; the ":" form
+		// reaches the kernel as a FUSE option and the mount fails.
+		opts = append(opts, "cache_dir="+b.CacheDir, "file_cache_max_size_mb=-1",
+			"file_cache_enable_parallel_downloads=true")
 	}
 	return strings.Join(opts, ",")
 }
