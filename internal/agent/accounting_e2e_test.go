@@ -12,6 +12,7 @@ import (
 	"time"
 
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/recipes"
 )
 
 // requeueJob runs until it is requeued; its second run (SLURM_RESTART_COUNT=1) ends after a second.
@@ -281,6 +282,87 @@ func TestAccountingOnTheLocalRuntime(t *testing.T) {
 				t.Errorf("job %s's row %v; want run %.0f, lost %.0f, restarts %d", id, row, run, wantLost[id], wantRestarts[id])
 			}
 		}
+	})
+
+	t.Run("a recipe job requeued once: lost time from its progress file", func(t *testing.T) {
+		if err := exec.Command("/usr/bin/python3", "-c", "import torch.distributed").Run(); err != nil {
+			t.Skip("skipping: /usr/bin/python3 cannot import torch (install python3-torch: scripts/install-deps.sh)")
+		}
+		job := recipes.Job{
+			Schema: 1, Name: "tiny", Cluster: "ac", Partition: "cpu",
+			Model: recipes.ModelTinyGPT, Size: "2m", Mode: recipes.ModePretrain, Profile: recipes.ProfileCPU,
+			Nodes: 1, TasksPerNode: 1, MaxSteps: 1000000,
+			Hyperparameters: map[string]string{"micro_batch": "4", "seq_length": "16", "log_every": "1"},
+			Checkpoint:      recipes.Checkpoint{Dir: "/home/acct/tiny/ckpt", IntervalSeconds: 2, KeepLast: 2},
+			RunDir:          "/home/acct/tiny/run", ExportPath: "/home/acct/tiny/export", SignalLead: 30, Generation: "g1",
+		}
+		b, err := json.Marshal(job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.setMetadata(controller, cc.JobKey("tiny"), string(b))
+		report := func(what string, ok func(cc.JobReport, recipes.Progress) bool) (cc.JobReport, recipes.Progress) {
+			t.Helper()
+			deadline := time.Now().Add(90 * time.Second)
+			for {
+				var r cc.JobReport
+				var p recipes.Progress
+				if json.Unmarshal([]byte(c.attrs(controller)[cc.JobAttr("tiny")]), &r) == nil {
+					json.Unmarshal(r.Progress, &p)
+					if ok(r, p) {
+						return r, p
+					}
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("waiting for the recipe job %s: %+v\n%s", what, r, c.tryExec(controller, "sh", "-c", "tail -n 20 /home/acct/tiny/run/slurm-*.out"))
+				}
+				time.Sleep(300 * time.Millisecond)
+			}
+		}
+		r, before := report("to checkpoint", func(r cc.JobReport, p recipes.Progress) bool { return r.JobID != 0 && p.LastCheckpointStep > 0 })
+		id := strconv.Itoa(r.JobID)
+		slurm("scontrol requeue " + id)
+		report("to resume", func(r cc.JobReport, p recipes.Progress) bool { return p.Restarts >= 1 && p.Step > before.Step })
+		slurm("scancel " + id)
+		waitSlurm("the recipe job to end", "squeue -h -j "+id+" -o %i | wc -l", func(s string) bool { return s == "0" }, 30*time.Second)
+		var p recipes.Progress
+		if err := json.Unmarshal([]byte(c.exec(controller, "cat", "/home/acct/tiny/run/"+recipes.ProgressFile)), &p); err != nil || p.Restarts != 1 {
+			t.Fatalf("progress file: %+v %v", p, err)
+		}
+		var runs []float64
+		waitSlurm("sacct to hold both runs", "sacct -X -D -P -n -o State,ElapsedRaw -j "+id, func(s string) bool {
+			lines := strings.Split(s, "\n")
+			if len(lines) != 2 || !strings.HasPrefix(lines[0], "REQUEUED|") || !strings.HasPrefix(lines[1], "CANCELLED") {
+				return false
+			}
+			runs = runs[:0]
+			for _, l := range lines {
+				e, _ := strconv.ParseFloat(l[strings.LastIndex(l, "|")+1:], 64)
+				runs = append(runs, e)
+			}
+			return true
+		}, 30*time.Second)
+		var g cc.GoodputReport
+		var got cc.JobGoodput
+		deadline := time.Now().Add(30 * time.Second)
+		for got.JobID == "" || got.State != "CANCELLED" {
+			if time.Now().After(deadline) {
+				t.Fatalf("goodput-1d has no ended recipe job %s: %+v", id, g.Jobs)
+			}
+			time.Sleep(500 * time.Millisecond)
+			json.Unmarshal([]byte(c.attrs(controller)[cc.GuestAttrGoodputPrefix+"1d"]), &g)
+			for _, j := range g.Jobs {
+				if j.JobID == id {
+					got = j
+				}
+			}
+		}
+		// The recipe's own lost_seconds, read from its run directory (not sacct's WorkDir), not the
+		// whole first run.
+		if got.Name != "tiny" || got.Restarts != 1 || got.RunSeconds != runs[0]+runs[1] || abs(got.LostSeconds-p.LostSeconds) > 1e-9 {
+			t.Errorf("recipe job in the report: %+v; sacct ran %v s, the progress file lost %.3f s", got, runs, p.LostSeconds)
+		}
+		t.Logf("recipe job %s: runs %v s, lost %.3f s (progress file), runtime goodput %.3f", id, runs, p.LostSeconds, got.Runtime)
 	})
 	t.Logf("done after %s", time.Since(start).Round(time.Millisecond))
 }

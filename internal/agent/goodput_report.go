@@ -72,8 +72,19 @@ func parseSacct(out string) ([]attempt, error) {
 	return as, nil
 }
 
-// progressLost returns a recipe's recorded lost_seconds from its run directory, if it has one.
-type progressLost func(workDir string) (float64, bool)
+// progressLost returns a recipe's recorded lost_seconds, if the job has a progress file.
+type progressLost func(jobID, workDir string) (float64, bool)
+
+// progressIn looks for the progress file in a recipe job's run directory (runDirs: Slurm job id →
+// RunDir, from the controller's recipe job records), else in the job's working directory.
+func progressIn(runDirs map[string]string) progressLost {
+	return func(jobID, workDir string) (float64, bool) {
+		if d, ok := runDirs[jobID]; ok {
+			workDir = d
+		}
+		return readProgressLost(workDir)
+	}
+}
 
 func readProgressLost(workDir string) (float64, bool) {
 	if workDir == "" {
@@ -124,7 +135,7 @@ func computeGoodput(as []attempt, window string, since, now time.Time, lost prog
 			}
 		}
 		j.LostSeconds = interrupted
-		if l, ok := lost(last.workDir); ok {
+		if l, ok := lost(id, last.workDir); ok {
 			j.LostSeconds = l
 		}
 		j.LostSeconds = math.Min(j.LostSeconds, j.RunSeconds)
@@ -182,7 +193,7 @@ func ParseWindow(s string) (time.Duration, error) {
 }
 
 // measureGoodput reads the accounting records of jobs active since now-window and computes the report.
-func measureGoodput(ctx context.Context, env []string, window string, now time.Time) (cc.GoodputReport, error) {
+func measureGoodput(ctx context.Context, env []string, window string, now time.Time, runDirs map[string]string) (cc.GoodputReport, error) {
 	d, err := ParseWindow(window)
 	if err != nil {
 		return cc.GoodputReport{}, err
@@ -197,7 +208,7 @@ func measureGoodput(ctx context.Context, env []string, window string, now time.T
 	if err != nil {
 		return cc.GoodputReport{}, err
 	}
-	return computeGoodput(as, window, since, now, readProgressLost), nil
+	return computeGoodput(as, window, since, now, progressIn(runDirs)), nil
 }
 
 // repairFigures sums the health policy's repairs that overlap [since, now] per partition.
@@ -239,8 +250,14 @@ func (c *controller) reportGoodput(ctx context.Context, cluster cc.Cluster) {
 		return
 	}
 	now := time.Now()
+	runDirs := map[string]string{}
+	for _, rec := range c.loadJobRecords(filepath.Join(c.stateDir, "jobs")) {
+		if rec.JobID != 0 && rec.RunDir != "" {
+			runDirs[strconv.Itoa(rec.JobID)] = rec.RunDir
+		}
+	}
 	for _, w := range cc.GoodputWindows {
-		r, err := measureGoodput(ctx, []string{"SLURM_CONF=" + clientConf}, w, now)
+		r, err := measureGoodput(ctx, []string{"SLURM_CONF=" + clientConf}, w, now, runDirs)
 		if err != nil {
 			c.log.Warn("measuring goodput", "window", w, "error", err.Error())
 			return
@@ -261,7 +278,7 @@ func (c *controller) reportGoodput(ctx context.Context, cluster cc.Cluster) {
 // GoodputReport prints measured goodput over the window (e.g. "7d") from sacct, for the
 // `hypercompute-agent goodput --since 7d` command on a login node.
 func GoodputReport(ctx context.Context, window string, stdout io.Writer) error {
-	r, err := measureGoodput(ctx, nil, window, time.Now())
+	r, err := measureGoodput(ctx, nil, window, time.Now(), nil)
 	if err != nil {
 		return err
 	}

@@ -3,11 +3,14 @@ package agent
 import (
 	"bytes"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/recipes"
 )
 
 // A sample of `sacct -a -X -D -P -n -o JobIDRaw,JobName,Partition,State,Eligible,Start,End,ElapsedRaw,WorkDir`
@@ -29,8 +32,8 @@ func TestGoodputFromSacct(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Date(2026, 12, 1, 13, 0, 0, 0, time.Local)
-	lost := func(dir string) (float64, bool) {
-		if dir == "/lustre/runs/llama" {
+	lost := func(id, dir string) (float64, bool) {
+		if id == "9" && dir == "/lustre/runs/llama" {
 			return 45, true
 		}
 		return 0, false
@@ -141,5 +144,24 @@ func TestRepairFigures(t *testing.T) {
 	}
 	if repairFigures(&healthState{Nodes: map[string]*nodeRecord{}}, since, now) != nil {
 		t.Error("no repairs gave figures")
+	}
+}
+
+// A recipe's progress file is found in its run directory (the controller's job record names it),
+// which need not be the job's working directory; other jobs are looked up in their working one.
+func TestProgressIn(t *testing.T) {
+	run, work := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(run, recipes.ProgressFile), []byte(`{"restarts":2,"lost_seconds":12.5}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lost := progressIn(map[string]string{"41": run})
+	if l, ok := lost("41", work); !ok || l != 12.5 {
+		t.Errorf("recipe job 41: %v %v", l, ok)
+	}
+	if _, ok := lost("42", work); ok {
+		t.Error("job 42 has no progress file but got one")
+	}
+	if l, ok := lost("43", run); !ok || l != 12.5 {
+		t.Errorf("a job whose working directory holds a progress file: %v %v", l, ok)
 	}
 }
