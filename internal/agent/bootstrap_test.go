@@ -19,7 +19,7 @@ import (
 
 // payload renders what the provider writes to a VM: the launcher and the
 // node config.
-func payload(t *testing.T, c cc.Cluster, role cc.Role, p *cc.Partition, edit func(*cc.Node)) map[string]string {
+func payload(t testing.TB, c cc.Cluster, role cc.Role, p *cc.Partition, edit func(*cc.Node)) map[string]string {
 	t.Helper()
 	n, err := cc.NewNode(c, role, p)
 	if err != nil {
@@ -39,7 +39,7 @@ func payload(t *testing.T, c cc.Cluster, role cc.Role, p *cc.Partition, edit fun
 	return map[string]string{cc.StartupScriptKey: string(launcher), cc.NodeConfigKey: string(node)}
 }
 
-func encodeCluster(t *testing.T, c cc.Cluster) string {
+func encodeCluster(t testing.TB, c cc.Cluster) string {
 	t.Helper()
 	b, err := cc.EncodeCluster(c)
 	if err != nil {

@@ -38,14 +38,14 @@ const (
 // cloud is the local cloud as the provider sees it: the official clients
 // pointed at an in-process emulator whose VMs boot as hosts of this machine.
 type cloud struct {
-	t         *testing.T
+	t         testing.TB
 	ctx       context.Context
 	env       *emulatortest.Env
 	instances *compute.InstancesClient
 	filestore *filestore.CloudFilestoreManagerClient
 }
 
-func startCloud(t *testing.T) *cloud {
+func startCloud(t testing.TB) *cloud {
 	t.Helper()
 	env := emulatortest.Start(t, emulatortest.WithLocalRuntime())
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -304,7 +304,7 @@ func (c *cloud) tryExec(name string, argv ...string) string {
 // buildAgent builds the agent once for the test, where every VM can read
 // it: /var/tmp, because each VM has a private /tmp but sees the rest of
 // this machine's files, as an image with a baked-in agent would.
-func buildAgent(t *testing.T) (path, sum string) {
+func buildAgent(t testing.TB) (path, sum string) {
 	t.Helper()
 	if runtime.GOARCH != "amd64" {
 		t.Skip("the local runtime's VMs run the x86_64 launcher")
@@ -337,7 +337,7 @@ func buildAgent(t *testing.T) (path, sum string) {
 }
 
 // requireSlurm skips where the VMs could not run Slurm.
-func requireSlurm(t *testing.T) {
+func requireSlurm(t testing.TB) {
 	for _, bin := range []string{"munged", "munge", "unmunge", "slurmctld", "slurmd", "slurmrestd", "scontrol", "sinfo", "curl", "sha256sum", "go"} {
 		if _, err := exec.LookPath(bin); err != nil {
 			t.Skipf("skipping: %s is not installed (run scripts/install-deps.sh)", bin)

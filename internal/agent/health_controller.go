@@ -291,7 +291,7 @@ func (c *controller) healthPass(ctx context.Context, cluster cc.Cluster, parts [
 			c.releaseRequeued(ctx, l, rec.Requeued)
 		}
 		rec.RequeuedAt, rec.Requeued = time.Time{}, nil
-		r, err := c.startRepair(ctx, cluster, parts, byPart[nodePart[n]], n, action)
+		r, err := c.startRepair(ctx, cluster, parts, byPart[nodePart[n]], n, action, check)
 		r.Check, r.Reason, r.Started = check, reason, now
 		if err != nil {
 			r.Finished, r.Result = now, "failed"
@@ -376,8 +376,8 @@ func (c *controller) releaseRequeued(ctx context.Context, l cc.Layout, jobs []st
 }
 
 // startRepair starts a repair through the Compute API with the controller's own credentials.
-func (c *controller) startRepair(ctx context.Context, cluster cc.Cluster, parts []cc.Partition, p cc.Partition, node, action string) (HealthRepair, error) {
-	r := HealthRepair{Node: node, Action: action}
+func (c *controller) startRepair(ctx context.Context, cluster cc.Cluster, parts []cc.Partition, p cc.Partition, node, action, check string) (HealthRepair, error) {
+	r := HealthRepair{Node: node, Action: action, Check: check}
 	env, err := c.computeEnv(ctx, cluster)
 	if err != nil {
 		return r, err
@@ -388,6 +388,9 @@ func (c *controller) startRepair(ctx context.Context, cluster cc.Cluster, parts 
 		return r, fmt.Errorf("reading VM %s: %w", node, err)
 	}
 	r.Host = inst.GetResourceStatus().GetPhysicalHost()
+	if r.SlurmdBefore, err = slurmdStartTime(ctx, cluster.Layout, node); err != nil {
+		return r, err
+	}
 	switch action {
 	case cc.ActionReboot:
 		_, err = env.clients.Instances.Reset(ctx, &computepb.ResetInstanceRequest{Project: project, Zone: zone, Instance: node})
@@ -442,7 +445,7 @@ func (c *controller) repairDone(ctx context.Context, cluster cc.Cluster, r Healt
 	// A reset keeps the VM RUNNING with its lastStartTimestamp; slurmd starting again after the
 	// repair began says the VM rebooted.
 	started, err := slurmdStartTime(ctx, cluster.Layout, r.Node)
-	if err != nil || !started.After(r.Started.Truncate(time.Second)) {
+	if err != nil || !started.After(r.SlurmdBefore) {
 		return false, false, ""
 	}
 	env, err := c.computeEnv(ctx, cluster)

@@ -34,6 +34,9 @@ type HealthRepair struct {
 	// Host is the VM's physical host before the repair: a replace is done when the VM runs on
 	// another one.
 	Host string `json:"host,omitempty"`
+	// SlurmdBefore is when the node's slurmd had started before the repair: a repair is done once
+	// slurmd started again.
+	SlurmdBefore time.Time `json:"slurmd_before,omitzero"`
 }
 
 // NodeHealth is one node's record.
