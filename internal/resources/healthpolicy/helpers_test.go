@@ -3,6 +3,7 @@ package healthpolicy_test
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -163,3 +164,5 @@ func removePolicyKey(env *acctest.Env, cluster, name string) error {
 	_, err := tfutil.SetMetadataKey(context.Background(), env.Clients(), vm, nil, cc.HealthPolicyKey(name), nil)
 	return err
 }
+
+func regexpOf(s string) *regexp.Regexp { return regexp.MustCompile(s) }

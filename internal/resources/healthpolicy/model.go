@@ -77,10 +77,30 @@ func ints(ctx context.Context, l types.List, diags *diag.Diagnostics) []int {
 	return out
 }
 
-// known reports whether every value a policy is made of is known (not during a plan whose
-// cluster is being created).
+// known reports whether every value a policy is made of is known: a plan that creates the
+// partitions it names knows their names only at apply.
 func (m *model) known() bool {
-	return !m.Name.IsUnknown() && !m.Partitions.IsUnknown() && !m.Escalation.IsUnknown()
+	if m.Name.IsUnknown() || !listKnown(m.Partitions) || !listKnown(m.Escalation) {
+		return false
+	}
+	for _, c := range m.Checks {
+		if c.Name.IsUnknown() || !listKnown(c.Schedules) || !listKnown(c.Paths) || !listKnown(c.XIDs) {
+			return false
+		}
+	}
+	return true
+}
+
+func listKnown(l types.List) bool {
+	if l.IsUnknown() {
+		return false
+	}
+	for _, e := range l.Elements() {
+		if e.IsUnknown() {
+			return false
+		}
+	}
+	return true
 }
 
 // expand is the policy the model declares, with the generation of its content.

@@ -47,11 +47,6 @@ func (r *policyResource) ValidateConfig(ctx context.Context, req resource.Valida
 	if resp.Diagnostics.HasError() || !m.known() {
 		return
 	}
-	for _, c := range m.Checks {
-		if c.Name.IsUnknown() || c.Schedules.IsUnknown() || c.Paths.IsUnknown() || c.XIDs.IsUnknown() {
-			return
-		}
-	}
 	p, diags := m.expand(ctx)
 	resp.Diagnostics.Append(diags...)
 	if diags.HasError() {
