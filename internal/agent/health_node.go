@@ -91,13 +91,21 @@ func readHealthPlan(m cc.Mounts) (cc.HealthPlan, error) {
 }
 
 // drainSelf drains this node in Slurm with a health reason. Compute nodes run configless, so
-// scontrol reads slurmd's cached configuration.
+// scontrol reads slurmd's cached configuration. A node someone else drained (an administrator, a
+// scale-down) keeps that reason: the health reason would hand it to the controller's repairs,
+// which return nodes to service.
 func drainSelf(ctx context.Context, l cc.Layout, node, reason string) error {
 	var env []string
 	for _, c := range slurmdConfCaches(l) {
 		if _, err := os.Stat(c); err == nil {
 			env = []string{"SLURM_CONF=" + c}
 			break
+		}
+	}
+	if out, err := runCommand(ctx, env, "sinfo", "-h", "-N", "-n", node, "-o", "%T|%E"); err == nil {
+		state, why, _ := strings.Cut(strings.TrimSpace(out), "|")
+		if strings.HasPrefix(state, "drain") && why != "" && why != "none" && !strings.HasPrefix(why, cc.HealthDrainPrefix) {
+			return nil
 		}
 	}
 	_, err := runCommand(ctx, env, "scontrol", "update", "nodename="+node, "state=DRAIN", "reason="+reason)
