@@ -559,3 +559,8 @@ def export(path, model, model_cfg):
 
 if __name__ == "__main__":
     main()
+    # Everything is written and the process group is gone; leave without the interpreter's shutdown,
+    # where a leftover gloo thread was seen to hang a rank for good (the job then never ends).
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
