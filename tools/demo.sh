@@ -34,14 +34,20 @@ export HYPERCOMPUTE_EMULATOR_HOST="$listen"
 bp=examples/blueprints/ml-dev
 rm -f "$bp/.terraform.lock.hcl"
 tf() { terraform -chdir="$bp" "$@"; }
-# A development build publishes no agent: the VMs (which see this machine's files) run ./bin's.
-agent="{url=\"file://$root/bin/hypercompute-agent\",sha256=\"$(sha256sum bin/hypercompute-agent | cut -d' ' -f1)\"}"
+# Publish this build's agent as a release does, to a bucket by digest: the VMs fetch it through the
+# local cloud's Cloud Storage, so nothing depends on where this checkout lies (VMs have a private /tmp).
+sum="$(sha256sum bin/hypercompute-agent | cut -d' ' -f1)"
+bucket=hypercompute-demo-agents object="agents/$sum/hypercompute-agent"
+curl -sf -X POST -H 'Content-Type: application/json' -d "{\"name\":\"$bucket\"}" \
+  "http://$listen/storage/v1/b?project=hypercompute-demo" >/dev/null
+curl -sf -X POST -H 'Content-Type: application/octet-stream' --data-binary @bin/hypercompute-agent \
+  "http://$listen/upload/storage/v1/b/$bucket/o?uploadType=media&name=$object" >/dev/null
+agent="{url=\"gs://$bucket/$object\",sha256=\"$sum\"}"
 vars=(-var project_id=hypercompute-demo -var deletion_protection=false -var "agent=$agent" -state="$work/terraform.tfstate")
 echo "==> local cloud at $listen with the local runtime (log: $work/emulator.log)"
 tf init -input=false -no-color >/dev/null
+# The apply ends with the blueprint's outputs.
 tf apply -input=false -auto-approve "${vars[@]}"
-echo "==> outputs"
-tf output -state="$work/terraform.tfstate"
 echo "==> what the local cloud holds"
 curl -s "http://$listen/emulator/v1/inventory" | jq -r '.kinds | to_entries[] | .key as $k | .value[] | "  \($k)\t\(.name)"' | column -t
 login="$(tf output -raw -state="$work/terraform.tfstate" ssh_command | awk '{print $4}')"

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/emulatortest"
 )
 
 // fakeAgent records the arguments it was started with.
@@ -161,5 +162,46 @@ func TestLauncherReportsDownloadAndArchFailures(t *testing.T) {
 	}
 	if env.downloads.Load() != 0 {
 		t.Error("the launcher downloaded an agent for the wrong architecture")
+	}
+}
+
+// An agent published to a bucket (gs://BUCKET/OBJECT, as releases publish it by digest) is fetched through
+// the Cloud Storage JSON API; on the local cloud that is the emulator's, unauthenticated, wherever the
+// repository happens to be checked out.
+func TestLauncherFetchesTheAgentFromABucket(t *testing.T) {
+	requireLauncherTools(t)
+	agent := []byte(fakeAgent)
+	env := newLauncherEnv(t, nil)
+	emu := emulatortest.Start(t)
+	post := func(url, contentType string, body []byte) {
+		t.Helper()
+		resp, err := http.Post(emu.URL+url, contentType, bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			b, _ := io.ReadAll(resp.Body)
+			t.Fatalf("POST %s: %s %s", url, resp.Status, b)
+		}
+	}
+	post("/storage/v1/b?project=hc-launcher", "application/json", []byte(`{"name":"hc-agents"}`))
+	object := "agents/" + sha(agent) + "/hypercompute-agent"
+	post("/upload/storage/v1/b/hc-agents/o?uploadType=media&name="+object, "application/octet-stream", agent)
+
+	t.Setenv("HYPERCOMPUTE_EMULATOR_HOST", emu.Host)
+	dir := t.TempDir()
+	ref := cc.AgentRef{Version: "1.2.3", URL: "gs://hc-agents/" + object, SHA256: sha(agent)}
+	code, stderr, marker := runLauncher(t, ref, env, dir)
+	if code != 0 || marker != "agent ran: start\n" {
+		t.Fatalf("exit %d, marker %q, stderr:\n%s", code, marker, stderr)
+	}
+	if n := emu.CallCount("storage.objects.get"); n != 1 {
+		t.Errorf("storage.objects.get called %d times; want 1", n)
+	}
+	// A missing object fails loudly with the URL, as a missing https:// download does.
+	missing := cc.AgentRef{Version: "1.2.4", URL: "gs://hc-agents/agents/none/hypercompute-agent", SHA256: sha(agent)}
+	if code, stderr, _ := runLauncher(t, missing, env, t.TempDir()); code != 1 || !strings.Contains(stderr, "cannot download the agent from gs://hc-agents/agents/none/hypercompute-agent (curl exit status 22)") {
+		t.Errorf("missing object: exit %d, stderr:\n%s", code, stderr)
 	}
 }

@@ -193,11 +193,16 @@ func ValidateAgentRef(a AgentRef) error {
 		return errors.New("agent URL must be set")
 	case strings.ContainsAny(a.URL, "'\"\\`$ \t\n\r"):
 		return fmt.Errorf("agent URL %q must not contain quotes, backslashes, \"$\", \"`\" or whitespace", a.URL)
+	case strings.HasPrefix(a.URL, "gs://"):
+		if b, o, ok := strings.Cut(strings.TrimPrefix(a.URL, "gs://"), "/"); !ok || b == "" || o == "" {
+			return fmt.Errorf("agent URL %q must name a bucket and an object: gs://BUCKET/OBJECT", a.URL)
+		}
+		return nil
 	case strings.HasPrefix(a.URL, "https://"), strings.HasPrefix(a.URL, "http://"),
 		strings.HasPrefix(a.URL, "file:///"), strings.HasPrefix(a.URL, "/"):
 		return nil
 	}
-	return fmt.Errorf("agent URL %q is not supported: use https://, http://, file:/// or an absolute path baked into the image", a.URL)
+	return fmt.Errorf("agent URL %q is not supported: use gs://, https://, http://, file:/// or an absolute path baked into the image", a.URL)
 }
 
 // AgentFor returns the cluster's agent build for a CPU architecture.

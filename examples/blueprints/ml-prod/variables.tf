@@ -119,7 +119,7 @@ variable "login_count" {
 }
 
 variable "agent" {
-  description = "Node agent build to run on the cluster's VMs: url (https://, file:// or an absolute path) and its sha256. Leave null to use the build published with this provider release."
+  description = "Node agent build to run on the cluster's VMs: url (gs://BUCKET/OBJECT, https://, file:// or an absolute path) and its sha256. Leave null to use the build published with this provider release."
   type = object({
     url    = string
     sha256 = string

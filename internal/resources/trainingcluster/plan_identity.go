@@ -73,7 +73,7 @@ func (p *planner) planAgent() {
 			if p.r.Provider != nil {
 				tfutil.AddInvalid(p.diags, path.Root("agent"),
 					"this is a development build of the provider, which carries no released agent build: set agent = { url = ..., sha256 = ... } "+
-						"to a hypercompute-agent binary the VMs can fetch (https://, http://, file:/// or a path in the image) and its SHA-256")
+						"to a hypercompute-agent binary the VMs can fetch (gs://, https://, http://, file:/// or a path in the image) and its SHA-256")
 			}
 			return
 		}
