@@ -6,7 +6,6 @@ package clusterhealth
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"cloud.google.com/go/compute/apiv1/computepb"
@@ -16,7 +15,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/providerdata"
@@ -173,17 +171,8 @@ func ts(t time.Time) string {
 }
 
 func parseClusterID(id string) (project, zone, name string, err error) {
-	p := strings.Split(id, "/")
-	if len(p) != 6 || p[0] != "projects" || p[2] != "zones" || p[4] != "clusters" || p[1] == "" {
-		return "", "", "", fmt.Errorf("%q is not a training cluster id; use hypercompute_training_cluster.<name>.id (projects/{project}/zones/{zone}/clusters/{name})", id)
-	}
-	if err := catalog.ValidateZone(p[3]); err != nil {
-		return "", "", "", err
-	}
-	if err := cc.ValidateClusterName(p[5]); err != nil {
-		return "", "", "", err
-	}
-	return p[1], p[3], p[5], nil
+	c, err := cc.ParseClusterID(id)
+	return c.Project, c.Zone, c.Name, err
 }
 
 var _ datasource.DataSourceWithValidateConfig = (*dataSource)(nil)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
@@ -21,18 +20,8 @@ func (c clusterRef) vm() tfutil.VM {
 }
 
 func parseClusterID(id string) (clusterRef, error) {
-	p := strings.Split(id, "/")
-	if len(p) != 6 || p[0] != "projects" || p[2] != "zones" || p[4] != "clusters" || p[1] == "" {
-		return clusterRef{}, fmt.Errorf("%q is not a training cluster id; use hypercompute_training_cluster.<name>.id (projects/{project}/zones/{zone}/clusters/{name})", id)
-	}
-	ref := clusterRef{project: p[1], zone: p[3], name: p[5]}
-	if err := catalog.ValidateZone(ref.zone); err != nil {
-		return clusterRef{}, fmt.Errorf("cluster id %q: %w", id, err)
-	}
-	if err := cc.ValidateClusterName(ref.name); err != nil {
-		return clusterRef{}, fmt.Errorf("cluster id %q: %w", id, err)
-	}
-	return ref, nil
+	c, err := cc.ParseClusterID(id)
+	return clusterRef{project: c.Project, zone: c.Zone, name: c.Name}, err
 }
 
 // policyID is the resource's id and import id.

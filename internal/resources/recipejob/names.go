@@ -5,7 +5,6 @@ import (
 	"path"
 	"strings"
 
-	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 )
 
@@ -20,18 +19,8 @@ func (c clusterRef) controller() string { return cc.ControllerName(c.name) }
 
 // parseClusterID reads the id hypercompute_training_cluster exports.
 func parseClusterID(id string) (clusterRef, error) {
-	parts := strings.Split(id, "/")
-	if len(parts) != 6 || parts[0] != "projects" || parts[2] != "zones" || parts[4] != "clusters" || parts[1] == "" {
-		return clusterRef{}, fmt.Errorf("%q is not a training cluster id; use hypercompute_training_cluster.<name>.id (projects/{project}/zones/{zone}/clusters/{name})", id)
-	}
-	ref := clusterRef{project: parts[1], zone: parts[3], name: parts[5]}
-	if err := catalog.ValidateZone(ref.zone); err != nil {
-		return clusterRef{}, fmt.Errorf("cluster id %q: %w", id, err)
-	}
-	if err := cc.ValidateClusterName(ref.name); err != nil {
-		return clusterRef{}, fmt.Errorf("cluster id %q: %w", id, err)
-	}
-	return ref, nil
+	c, err := cc.ParseClusterID(id)
+	return clusterRef{project: c.Project, zone: c.Zone, name: c.Name}, err
 }
 
 // jobID is the resource's id and import id.
