@@ -76,18 +76,18 @@ func registerGPUFaults(e *Emulator) {
 		}
 		inst, ok := svc.Instance(key)
 		if !ok {
-			core.WriteError(w, r, core.GoogleError(http.StatusNotFound, "instance "+key+" not found"))
+			core.WriteError(w, r, core.GoogleError(http.StatusNotFound, "instance %s not found", key))
 			return
 		}
 		if _, gpus := gpustandin.Tools(path.Base(inst.GetMachineType()), key, req.Fault); !gpus {
-			core.WriteError(w, r, core.GoogleError(http.StatusBadRequest, "machine type "+path.Base(inst.GetMachineType())+" has no GPUs"))
+			core.WriteError(w, r, core.GoogleError(http.StatusBadRequest, "machine type %s has no GPUs", path.Base(inst.GetMachineType())))
 			return
 		}
 		host := inst.GetResourceStatus().GetPhysicalHost()
 		e.gpuFaultsOf().Store(key, gpuFault{host: host, fault: req.Fault})
 		if rt := e.Runtime(); rt != nil && inst.GetStatus() == "RUNNING" {
 			if err := rt.InstallSbinFiles(r.Context(), key, e.gpuTools(key)); err != nil {
-				core.WriteError(w, r, core.GoogleError(http.StatusConflict, "the fault is recorded, but the running VM's tools were not updated: "+err.Error()))
+				core.WriteError(w, r, core.GoogleError(http.StatusConflict, "the fault is recorded, but the running VM's tools were not updated: %v", err))
 				return
 			}
 		}
