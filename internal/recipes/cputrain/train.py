@@ -542,6 +542,12 @@ def main():
     if stopped_by is not None:
         log("stopped by %s at step %d after a checkpoint" % (stopped_by, step))
     log("finished at step %d, loss %.4f" % (step, prog["last_loss"]))
+    # Leave before main's locals are freed: freeing the DDP model destroys its Reducer, whose gloo
+    # process group joins a worker thread that waits for the GIL this thread holds (seen as a rank
+    # that logged "finished" and never exited). Everything is written and flushed by now.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def export(path, model, model_cfg):
@@ -559,8 +565,3 @@ def export(path, model, model_cfg):
 
 if __name__ == "__main__":
     main()
-    # Everything is written and the process group is gone; leave without the interpreter's shutdown,
-    # where a leftover gloo thread was seen to hang a rank for good (the job then never ends).
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(0)
