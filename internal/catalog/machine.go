@@ -119,6 +119,12 @@ type MachineType struct {
 // HasGPU reports whether the machine type carries GPUs.
 func (m MachineType) HasGPU() bool { return m.GPU != nil && m.GPU.Count > 0 }
 
+// SecureBootByDefault says whether Shielded VM nodes of this machine type boot with Secure Boot. GPU
+// machines do not: their NVIDIA kernel modules are commonly built on the node (DKMS) and unsigned, and
+// Secure Boot refuses to load unsigned modules, so such a node would never run a GPU job; vTPM and
+// integrity monitoring apply to every machine type.
+func (m MachineType) SecureBootByDefault() bool { return !m.HasGPU() }
+
 // GPUCount is the number of GPUs per VM (0 without GPUs).
 func (m MachineType) GPUCount() int {
 	if m.GPU == nil {

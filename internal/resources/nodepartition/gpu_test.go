@@ -64,6 +64,10 @@ func TestAccNodePartition_a3MegaReservation(t *testing.T) {
 								return fmt.Errorf("nic%d on %s, want hcg-net-gpu-%d", i, n.GetNetwork(), i-1)
 							}
 						}
+						// Shielded like every node, without Secure Boot (unsigned GPU driver modules).
+						if sh := inst.GetShieldedInstanceConfig(); sh.GetEnableSecureBoot() || !sh.GetEnableVtpm() || !sh.GetEnableIntegrityMonitoring() {
+							return fmt.Errorf("GPU node shielded config %v, want vTPM and integrity monitoring without Secure Boot", sh)
+						}
 						sc := inst.GetScheduling()
 						if sc.GetOnHostMaintenance() != "TERMINATE" || sc.GetProvisioningModel() != "STANDARD" {
 							return fmt.Errorf("scheduling %v", sc)

@@ -95,6 +95,11 @@ func TestAccNodePartition_basic(t *testing.T) {
 						if !ok || p.StaticNodes != 2 || p.MaxDynamicNodes != 4 || !p.Default || p.InstanceTemplate == "" || p.Zone != acctest.Zone {
 							return fmt.Errorf("partition key on the controller: %+v (present %v)", p, ok)
 						}
+						// CPU nodes are Shielded VMs with Secure Boot, like the controller and login VMs.
+						inst, ok := instancesSvc(env).Instance(instances.InstanceKey(acctest.Project, acctest.Zone, "hcb-cpu-0"))
+						if sh := inst.GetShieldedInstanceConfig(); !ok || !sh.GetEnableSecureBoot() || !sh.GetEnableVtpm() || !sh.GetEnableIntegrityMonitoring() {
+							return fmt.Errorf("hcb-cpu-0 shielded config %v (exists %v), want Secure Boot, vTPM and integrity monitoring", sh, ok)
+						}
 						return nil
 					},
 				),

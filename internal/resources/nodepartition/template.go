@@ -68,6 +68,13 @@ func instanceProperties(d *desired, ci *clusterInfo, nics []*computepb.NetworkIn
 		Scheduling:        scheduling(d),
 		ServiceAccounts:   ci.serviceAccounts,
 	}
+	// Nodes are Shielded VMs like the controller and login VMs (a config without cloud settings
+	// predates the switch and gets the secure default).
+	if ci.cfg.Cloud == nil || ci.cfg.Cloud.ShieldedVM {
+		p.ShieldedInstanceConfig = &computepb.ShieldedInstanceConfig{
+			EnableSecureBoot: proto.Bool(m.SecureBootByDefault()), EnableVtpm: proto.Bool(true), EnableIntegrityMonitoring: proto.Bool(true),
+		}
+	}
 	if ci.publicIPs {
 		nics[0].AccessConfigs = []*computepb.AccessConfig{{Name: proto.String("External NAT"), Type: proto.String("ONE_TO_ONE_NAT")}}
 	}

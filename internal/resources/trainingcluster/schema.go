@@ -300,7 +300,7 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			},
 			"shielded_vm": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
-				MarkdownDescription: "Secure Boot, vTPM and integrity monitoring on the controller and login VMs. Default true. Changing it replaces the cluster.",
+				MarkdownDescription: "Secure Boot, vTPM and integrity monitoring on the controller and login VMs, and on the partitions' nodes (vTPM and integrity monitoring only on GPU machines, whose driver modules are often unsigned). Default true. Changing it replaces the cluster.",
 			},
 			"labels":           tfutil.LabelsAttribute("controller and login VMs"),
 			"effective_labels": tfutil.EffectiveLabelsAttribute("controller and login VMs (with `hypercompute-cluster` and `hypercompute-role`)"),
