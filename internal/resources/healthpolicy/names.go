@@ -15,6 +15,10 @@ func (c clusterRef) id() string {
 	return fmt.Sprintf("projects/%s/zones/%s/clusters/%s", c.project, c.zone, c.name)
 }
 
+func (c clusterRef) cid() cc.ClusterID {
+	return cc.ClusterID{Project: c.project, Zone: c.zone, Name: c.name}
+}
+
 func (c clusterRef) vm() tfutil.VM {
 	return tfutil.VM{Project: c.project, Zone: c.zone, Name: cc.ControllerName(c.name)}
 }

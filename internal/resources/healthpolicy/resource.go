@@ -5,6 +5,7 @@ package healthpolicy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -158,7 +159,7 @@ func (r *policyResource) Read(ctx context.Context, req resource.ReadRequest, res
 		return
 	}
 	inst, err := readController(ctx, r.Provider.Clients, ref)
-	if gcp.IsNotFound(err) {
+	if errors.Is(err, tfutil.ErrNoController) {
 		resp.State.RemoveResource(ctx)
 		return
 	}
@@ -200,7 +201,7 @@ func (r *policyResource) Delete(ctx context.Context, req resource.DeleteRequest,
 	name := state.Name.ValueString()
 	cl := r.Provider.Clients
 	inst, err := readController(ctx, cl, ref)
-	if gcp.IsNotFound(err) {
+	if errors.Is(err, tfutil.ErrNoController) {
 		return // the cluster went first
 	}
 	if err == nil {
@@ -228,18 +229,8 @@ func (r *policyResource) ImportState(ctx context.Context, req resource.ImportSta
 }
 
 func readController(ctx context.Context, cl *gcp.Clients, ref clusterRef) (*computepb.Instance, error) {
-	vm := ref.vm()
-	inst, err := cl.Instances.Get(ctx, &computepb.GetInstanceRequest{Project: vm.Project, Zone: vm.Zone, Instance: vm.Name})
-	if err = gcp.Classify(err); err != nil {
-		if gcp.IsNotFound(err) {
-			return nil, fmt.Errorf("the controller %s in %s does not exist (is the training cluster %s created?): %w", vm.Name, vm.Zone, ref.id(), err)
-		}
-		return nil, fmt.Errorf("reading the controller %s: %w", vm.Name, err)
-	}
-	if _, ok := tfutil.MetadataMap(inst.GetMetadata())[cc.ClusterKey]; !ok {
-		return nil, fmt.Errorf("the controller %s has no %s metadata: it was not created by hypercompute_training_cluster", vm.Name, cc.ClusterKey)
-	}
-	return inst, nil
+	inst, _, err := tfutil.ReadController(ctx, cl, ref.cid())
+	return inst, err
 }
 
 func reportWait(cl *gcp.Clients, ref clusterRef) tfutil.ReportWait {

@@ -2,8 +2,6 @@ package nodepartition
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -33,18 +31,9 @@ type clusterInfo struct {
 	publicIPs           bool
 }
 
-// errNoCluster says the cluster's controller VM does not exist.
-var errNoCluster = errors.New("the cluster's controller VM does not exist")
-
 func (c clusterRef) getController(ctx context.Context, cl *gcp.Clients) (*computepb.Instance, error) {
-	inst, err := findController(ctx, cl, c)
-	if tfutil.IsNotFound(err) {
-		return nil, fmt.Errorf("%w: %s in %s (is the training cluster %s created?)", errNoCluster, c.controller(), c.zone, c.id())
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reading the controller %s: %w", c.controller(), err)
-	}
-	return inst, nil
+	inst, _, err := tfutil.ReadController(ctx, cl, c.cid())
+	return inst, err
 }
 
 func metadataItems(inst *computepb.Instance) map[string]string {
@@ -58,23 +47,16 @@ func (c clusterRef) vm() tfutil.VM {
 
 // readCluster reads the controller and decodes the cluster it holds.
 func readCluster(ctx context.Context, cl *gcp.Clients, ref clusterRef) (*clusterInfo, error) {
-	inst, err := ref.getController(ctx, cl)
+	inst, cfg, err := tfutil.ReadController(ctx, cl, ref.cid())
 	if err != nil {
 		return nil, err
 	}
-	return clusterFrom(ref, inst)
+	return clusterFrom(ref, inst, cfg), nil
 }
 
-func clusterFrom(ref clusterRef, inst *computepb.Instance) (*clusterInfo, error) {
+// clusterFrom gathers what partitions need from the controller and the cluster it holds.
+func clusterFrom(ref clusterRef, inst *computepb.Instance, cfg cc.Cluster) *clusterInfo {
 	items := metadataItems(inst)
-	raw, ok := items[cc.ClusterKey]
-	if !ok {
-		return nil, fmt.Errorf("the controller %s has no %s metadata: it was not created by hypercompute_training_cluster", ref.controller(), cc.ClusterKey)
-	}
-	cfg, err := cc.DecodeCluster([]byte(raw))
-	if err != nil {
-		return nil, fmt.Errorf("the cluster configuration on %s is invalid: %w", ref.controller(), err)
-	}
 	ci := &clusterInfo{ref: ref, controller: inst, cfg: cfg, parts: map[string]cc.Partition{}, broken: map[string]error{}}
 	for k, v := range items {
 		if name, ok := strings.CutPrefix(k, cc.PartitionKeyPrefix); ok {
@@ -104,7 +86,7 @@ func clusterFrom(ref clusterRef, inst *computepb.Instance) (*clusterInfo, error)
 		ci.publicIPs = cl.PublicIPs
 	}
 	ci.tags = slices.Clone(inst.GetTags().GetItems())
-	return ci, nil
+	return ci
 }
 
 // partitionsWith is every partition of the cluster with p in place of its namesake (or without

@@ -11,6 +11,7 @@ import (
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
 
 // destroy removes the partition from Slurm first (so nothing new is scheduled on it), then deletes
@@ -20,7 +21,7 @@ func destroy(ctx context.Context, cl *gcp.Clients, ref clusterRef, name, project
 	prefix := cc.NodeNamePrefix(ref.name, name)
 	ctl, err := ref.getController(ctx, cl)
 	switch {
-	case errors.Is(err, errNoCluster):
+	case errors.Is(err, tfutil.ErrNoController):
 	case err != nil:
 		return err
 	default:

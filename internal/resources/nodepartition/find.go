@@ -11,11 +11,6 @@ import (
 
 // The reads of the API objects a partition uses; a missing one is a *tfutil.NotFoundError.
 
-func findController(ctx context.Context, cl *gcp.Clients, c clusterRef) (*computepb.Instance, error) {
-	inst, err := cl.Instances.Get(ctx, &computepb.GetInstanceRequest{Project: c.project, Zone: c.zone, Instance: c.controller()})
-	return tfutil.Lookup("VM", c.controller(), inst, err)
-}
-
 func findReservation(ctx context.Context, cl *gcp.Clients, project, zone, name string) (*computepb.Reservation, error) {
 	res, err := cl.Reservations.Get(ctx, &computepb.GetReservationRequest{Project: project, Zone: zone, Reservation: name})
 	return tfutil.Lookup("reservation", name, res, err)

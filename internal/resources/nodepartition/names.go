@@ -30,6 +30,10 @@ func (c clusterRef) id() string {
 
 func (c clusterRef) controller() string { return cc.ControllerName(c.name) }
 
+func (c clusterRef) cid() cc.ClusterID {
+	return cc.ClusterID{Project: c.project, Zone: c.zone, Name: c.name}
+}
+
 // parseClusterID reads the id hypercompute_training_cluster exports.
 func parseClusterID(id string) (clusterRef, error) {
 	c, err := cc.ParseClusterID(id)

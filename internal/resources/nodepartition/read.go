@@ -39,7 +39,7 @@ func observe(ctx context.Context, cl *gcp.Clients, ref clusterRef, name, zoneHin
 	}
 	ci, err := readCluster(ctx, cl, ref)
 	switch {
-	case errors.Is(err, errNoCluster):
+	case errors.Is(err, tfutil.ErrNoController):
 	case err != nil:
 		return nil, err
 	default:

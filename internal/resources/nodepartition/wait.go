@@ -34,14 +34,11 @@ func (w appliedWait) report() tfutil.ReportWait {
 func (w appliedWait) untilApplied(ctx context.Context) error {
 	var expected string
 	last, err := w.report().Until(ctx, func(r tfutil.Report) (bool, error) {
-		inst, err := w.ref.getController(ctx, w.cl)
+		inst, cfg, err := tfutil.ReadController(ctx, w.cl, w.ref.cid())
 		if err != nil {
 			return false, err
 		}
-		ci, err := clusterFrom(w.ref, inst)
-		if err != nil {
-			return false, err
-		}
+		ci := clusterFrom(w.ref, inst, cfg)
 		expected, err = cc.Hash(ci.cfg, ci.partitionsWith("", nil))
 		if err != nil {
 			return false, fmt.Errorf("the cluster's configuration cannot be rendered: %w", err)

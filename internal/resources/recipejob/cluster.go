@@ -3,7 +3,6 @@ package recipejob
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"cloud.google.com/go/compute/apiv1/computepb"
@@ -24,32 +23,17 @@ type controllerView struct {
 	md   map[string]string
 }
 
-// errNoController says the cluster's controller VM does not exist.
-var errNoController = errors.New("the cluster's controller VM does not exist")
-
 func (c clusterRef) vm() tfutil.VM {
 	return tfutil.VM{Project: c.project, Zone: c.zone, Name: c.controller()}
 }
 
 // readController reads the controller and the cluster configuration it holds.
 func readController(ctx context.Context, cl *gcp.Clients, ref clusterRef) (*controllerView, error) {
-	inst, err := cl.Instances.Get(ctx, &computepb.GetInstanceRequest{Project: ref.project, Zone: ref.zone, Instance: ref.controller()})
-	if err = gcp.Classify(err); err != nil {
-		if gcp.IsNotFound(err) {
-			return nil, fmt.Errorf("%w: %s in %s (is the training cluster %s created?)", errNoController, ref.controller(), ref.zone, ref.id())
-		}
-		return nil, fmt.Errorf("reading the controller %s: %w", ref.controller(), err)
-	}
-	md := tfutil.MetadataMap(inst.GetMetadata())
-	raw, ok := md[cc.ClusterKey]
-	if !ok {
-		return nil, fmt.Errorf("the controller %s has no %s metadata: it was not created by hypercompute_training_cluster", ref.controller(), cc.ClusterKey)
-	}
-	cfg, err := cc.DecodeCluster([]byte(raw))
+	inst, cfg, err := tfutil.ReadController(ctx, cl, ref.cid())
 	if err != nil {
-		return nil, fmt.Errorf("the cluster configuration on %s is invalid: %w", ref.controller(), err)
+		return nil, err
 	}
-	return &controllerView{ref: ref, inst: inst, cfg: cfg, md: md}, nil
+	return &controllerView{ref: ref, inst: inst, cfg: cfg, md: tfutil.MetadataMap(inst.GetMetadata())}, nil
 }
 
 // partition is the desired configuration of one partition, as its

@@ -72,7 +72,7 @@ func (r *jobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReq
 		return
 	}
 	v, err := readController(ctx, r.Provider.Clients, s.ref)
-	if errors.Is(err, errNoController) && !hasState {
+	if errors.Is(err, tfutil.ErrNoController) && !hasState {
 		return
 	}
 	if err != nil {

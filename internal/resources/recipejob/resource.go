@@ -112,7 +112,7 @@ func (r *jobResource) Read(ctx context.Context, req resource.ReadRequest, resp *
 	}
 	cl := r.Provider.Clients
 	v, err := readController(ctx, cl, ref)
-	if errors.Is(err, errNoController) {
+	if errors.Is(err, tfutil.ErrNoController) {
 		resp.State.RemoveResource(ctx)
 		return
 	}
@@ -176,7 +176,7 @@ func (r *jobResource) Delete(ctx context.Context, req resource.DeleteRequest, re
 	name := state.Name.ValueString()
 	cl := r.Provider.Clients
 	v, err := readController(ctx, cl, ref)
-	if errors.Is(err, errNoController) {
+	if errors.Is(err, tfutil.ErrNoController) {
 		return // the cluster went first: nothing runs the job any more
 	}
 	if err != nil {
