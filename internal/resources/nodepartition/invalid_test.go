@@ -69,6 +69,8 @@ func TestAccNodePartition_invalidInput(t *testing.T) {
 			`labels: the label "hypercompute-partition" is set by the provider`},
 		{"unknown partition setting", cfg("cpu", "n2-standard-4", 1, 0, `  slurm = { extra = { Nodes = "x" } }`), `slurm\.extra: `},
 		{"bad max_time", cfg("cpu", "n2-standard-4", 1, 0, `  slurm = { max_time = "forever" }`), `slurm\.max_time: "forever" is not a Slurm time`},
+		{"zone in another region", cfg("cpu", "n2-standard-4", 1, 0, `  zone = "us-east4-a"`),
+			`zone: us-east4-a is in region us-east4, but the cluster runs in us-central1-a \(region us-central1\)`},
 		{"not a cluster id", cfg("cpu", "n2-standard-4", 1, 0, ""), ``},
 		{"node names too long", env.Config(partitionConfig("projects/hc-acc-test/zones/us-central1-a/clusters/abcdefghijabcdefghijabcdefghij12",
 			"partition-name-that-is-long", "n2-standard-4", 1000, 0, "")), `name: node name "abcdefghij.*-999" would be 64 characters long`},

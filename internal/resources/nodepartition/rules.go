@@ -93,6 +93,7 @@ func check(v values) []problem {
 			out = append(out, newProblem(attr, "%s", err.Error()))
 		}
 	}
+	add(checkRegion(v))
 	add(checkCounts(v))
 	add(checkNames(v))
 	out = append(out, checkProvisioning(v, m, machineOK)...)
@@ -351,4 +352,20 @@ func defaultBootDiskGB(m catalog.MachineType) int64 {
 		return 200
 	}
 	return 50
+}
+
+// checkRegion: a partition's nodes may sit in another zone than the cluster (a machine type the
+// cluster's zone does not offer), but not in another region, where /home, Lustre and the
+// controller are out of reach or only across regions.
+func checkRegion(v values) *problem {
+	if v.zone == nil || v.clusterZone == nil || *v.zone == *v.clusterZone {
+		return nil
+	}
+	pr, ok1 := catalog.RegionOf(*v.zone)
+	cr, ok2 := catalog.RegionOf(*v.clusterZone)
+	if !ok1 || !ok2 || pr == cr {
+		return nil
+	}
+	p := newProblem("zone", "%s is in region %s, but the cluster runs in %s (region %s); nodes must reach the controller, /home and Lustre in the cluster's region: use a zone of %s", *v.zone, pr, *v.clusterZone, cr, cr)
+	return &p
 }
