@@ -31,3 +31,26 @@ func ParseClusterID(id string) (ClusterID, error) {
 	}
 	return c, nil
 }
+
+// Controller is the name of the cluster's controller VM.
+func (c ClusterID) Controller() string { return ControllerName(c.Name) }
+
+// Child is the id of something a cluster holds: {cluster id}/{collection}/{name}, e.g. a
+// partition (partitions), a recipe job (jobs) or a health policy (healthPolicies).
+func (c ClusterID) Child(collection, name string) string {
+	return c.String() + "/" + collection + "/" + name
+}
+
+// ParseChildID reads an id Child made: the cluster's id and the child's name.
+func ParseChildID(id, collection string) (ClusterID, string, error) {
+	sep := "/" + collection + "/"
+	i := strings.LastIndex(id, sep)
+	if i < 0 {
+		return ClusterID{}, "", fmt.Errorf("expected projects/{project}/zones/{zone}/clusters/{cluster}%s{name}; got %q", sep, id)
+	}
+	c, err := ParseClusterID(id[:i])
+	if err != nil {
+		return ClusterID{}, "", err
+	}
+	return c, id[i+len(sep):], nil
+}

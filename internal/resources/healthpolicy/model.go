@@ -152,9 +152,9 @@ func generation(p cc.HealthPolicy) string {
 }
 
 // flatten sets the model from a policy read back from the controller (import, drift).
-func (m *model) flatten(ref clusterRef, p cc.HealthPolicy) {
+func (m *model) flatten(ref cc.ClusterID, p cc.HealthPolicy) {
 	m.ID = types.StringValue(policyID(ref, p.Name))
-	m.Cluster = types.StringValue(ref.id())
+	m.Cluster = types.StringValue(ref.String())
 	m.Name = types.StringValue(p.Name)
 	m.Partitions = strList(p.Partitions)
 	m.IntervalSeconds = optInt(p.IntervalSeconds)

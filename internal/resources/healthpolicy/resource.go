@@ -104,7 +104,7 @@ func (r *policyResource) Update(ctx context.Context, req resource.UpdateRequest,
 // the controller and waits for the controller to report it applied. The model gets id and
 // generation once the key is written, so a failed wait still records the resource (tainted).
 func (r *policyResource) write(ctx context.Context, m *model, diags *diag.Diagnostics) {
-	ref, err := parseClusterID(m.Cluster.ValueString())
+	ref, err := cc.ParseClusterID(m.Cluster.ValueString())
 	if err != nil {
 		diags.AddAttributeError(path.Root("cluster"), "Invalid cluster", "cluster: "+err.Error())
 		return
@@ -129,12 +129,12 @@ func (r *policyResource) write(ctx context.Context, m *model, diags *diag.Diagno
 	for _, part := range p.Partitions {
 		if _, ok := md[cc.PartitionKey(part)]; !ok {
 			diags.AddAttributeError(path.Root("partitions"), "Unknown partition",
-				fmt.Sprintf("partitions: cluster %s has no partition %q; create it with hypercompute_node_partition (and reference its name, so it is created first)", ref.name, part))
+				fmt.Sprintf("partitions: cluster %s has no partition %q; create it with hypercompute_node_partition (and reference its name, so it is created first)", ref.Name, part))
 			return
 		}
 	}
 	s := string(value)
-	if _, err := tfutil.SetMetadataKey(ctx, cl, ref.vm(), inst, cc.HealthPolicyKey(p.Name), &s); err != nil {
+	if _, err := tfutil.SetMetadataKey(ctx, cl, tfutil.ControllerVM(ref), inst, cc.HealthPolicyKey(p.Name), &s); err != nil {
 		diags.AddError("Unable to write health policy "+p.Name, err.Error())
 		return
 	}
@@ -153,7 +153,7 @@ func (r *policyResource) Read(ctx context.Context, req resource.ReadRequest, res
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ref, err := parseClusterID(state.Cluster.ValueString())
+	ref, err := cc.ParseClusterID(state.Cluster.ValueString())
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid state", "cluster: "+err.Error())
 		return
@@ -193,7 +193,7 @@ func (r *policyResource) Delete(ctx context.Context, req resource.DeleteRequest,
 	}
 	ctx, cancel := tfutil.Deadline(ctx, state.Timeouts.Delete, defaultTimeout, &resp.Diagnostics)
 	defer cancel()
-	ref, err := parseClusterID(state.Cluster.ValueString())
+	ref, err := cc.ParseClusterID(state.Cluster.ValueString())
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid state", "cluster: "+err.Error())
 		return
@@ -205,7 +205,7 @@ func (r *policyResource) Delete(ctx context.Context, req resource.DeleteRequest,
 		return // the cluster went first
 	}
 	if err == nil {
-		_, err = tfutil.SetMetadataKey(ctx, cl, ref.vm(), inst, cc.HealthPolicyKey(name), nil)
+		_, err = tfutil.SetMetadataKey(ctx, cl, tfutil.ControllerVM(ref), inst, cc.HealthPolicyKey(name), nil)
 	}
 	if err == nil {
 		err = waitDropped(ctx, cl, ref, name)
@@ -224,23 +224,23 @@ func (r *policyResource) ImportState(ctx context.Context, req resource.ImportSta
 		return
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), policyID(ref, name))...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("cluster"), ref.id())...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("cluster"), ref.String())...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
 }
 
-func readController(ctx context.Context, cl *gcp.Clients, ref clusterRef) (*computepb.Instance, error) {
-	inst, _, err := tfutil.ReadController(ctx, cl, ref.cid())
+func readController(ctx context.Context, cl *gcp.Clients, ref cc.ClusterID) (*computepb.Instance, error) {
+	inst, _, err := tfutil.ReadController(ctx, cl, ref)
 	return inst, err
 }
 
-func reportWait(cl *gcp.Clients, ref clusterRef) tfutil.ReportWait {
+func reportWait(cl *gcp.Clients, ref cc.ClusterID) tfutil.ReportWait {
 	// A failed pass of the controller (another partition's bad configuration) is not this
 	// policy's failure: the agent retries.
-	return tfutil.ReportWait{Clients: cl, VM: ref.vm(), Max: 2 * time.Second, IgnoreFailure: true, Retry: gcp.IsRateLimited}
+	return tfutil.ReportWait{Clients: cl, VM: tfutil.ControllerVM(ref), Max: 2 * time.Second, IgnoreFailure: true, Retry: gcp.IsRateLimited}
 }
 
 // waitApplied waits until the controller reports the policy's generation applied.
-func waitApplied(ctx context.Context, cl *gcp.Clients, ref clusterRef, name, gen string) error {
+func waitApplied(ctx context.Context, cl *gcp.Clients, ref cc.ClusterID, name, gen string) error {
 	var last string
 	lastRep, err := reportWait(cl, ref).Until(ctx, func(rep tfutil.Report) (bool, error) {
 		last = rep.Attrs[cc.HealthPolicyAttr(name)]
@@ -254,19 +254,19 @@ func waitApplied(ctx context.Context, cl *gcp.Clients, ref clusterRef, name, gen
 		if lastRep.Any() {
 			what += "; the controller reports " + lastRep.String()
 		}
-		return fmt.Errorf("timed out waiting for the controller %s to apply generation %s of health policy %s; %s", ref.vm().Name, gen, name, what)
+		return fmt.Errorf("timed out waiting for the controller %s to apply generation %s of health policy %s; %s", tfutil.ControllerVM(ref).Name, gen, name, what)
 	}
 	return err
 }
 
 // waitDropped waits until the controller no longer reports the policy.
-func waitDropped(ctx context.Context, cl *gcp.Clients, ref clusterRef, name string) error {
+func waitDropped(ctx context.Context, cl *gcp.Clients, ref cc.ClusterID, name string) error {
 	_, err := reportWait(cl, ref).Until(ctx, func(rep tfutil.Report) (bool, error) {
 		_, ok := rep.Attrs[cc.HealthPolicyAttr(name)]
 		return !ok, nil
 	})
 	if err != nil && ctx.Err() != nil {
-		return fmt.Errorf("timed out waiting for the controller %s to drop health policy %s; is its agent running?", ref.vm().Name, name)
+		return fmt.Errorf("timed out waiting for the controller %s to drop health policy %s; is its agent running?", tfutil.ControllerVM(ref).Name, name)
 	}
 	return err
 }

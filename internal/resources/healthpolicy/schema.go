@@ -49,7 +49,7 @@ func (r *policyResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 				Required:            true,
 				MarkdownDescription: "The training cluster: `hypercompute_training_cluster.<name>.id`.",
 				PlanModifiers:       replace,
-				Validators:          []validator.String{tfutil.StringCheck{Desc: "a training cluster id", Check: func(s string) error { _, err := parseClusterID(s); return err }}},
+				Validators:          []validator.String{tfutil.StringCheck{Desc: "a training cluster id", Check: func(s string) error { _, err := cc.ParseClusterID(s); return err }}},
 			},
 			"name": schema.StringAttribute{
 				Required:            true,

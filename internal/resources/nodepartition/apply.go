@@ -188,7 +188,7 @@ func (a *applier) reconcile(ctx context.Context) ([]string, error) {
 			}
 		}
 		if drain != nil {
-			ctl, err := d.cluster.getController(ctx, a.cl)
+			ctl, err := getController(ctx, a.cl, d.cluster)
 			if err != nil {
 				return warnings, err
 			}
@@ -206,7 +206,7 @@ func (a *applier) reconcile(ctx context.Context) ([]string, error) {
 // writeConfig writes the partition's key on the controller and waits until the controller's agent
 // has applied the configuration it is part of.
 func (a *applier) writeConfig(ctx context.Context, ctl *computepb.Instance, part cc.Partition, wait appliedWait) error {
-	b, err := cc.EncodePartition(a.d.cluster.name, part)
+	b, err := cc.EncodePartition(a.d.cluster.Name, part)
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ import (
 // configuration (hypercompute-cluster), the partitions written so far, and the identity and
 // network every node of the cluster shares with the controller.
 type clusterInfo struct {
-	ref        clusterRef
+	ref        cc.ClusterID
 	controller *computepb.Instance
 	cfg        cc.Cluster
 	// parts are the partitions in the controller's metadata, by name; broken holds the keys that
@@ -31,8 +31,8 @@ type clusterInfo struct {
 	publicIPs           bool
 }
 
-func (c clusterRef) getController(ctx context.Context, cl *gcp.Clients) (*computepb.Instance, error) {
-	inst, _, err := tfutil.ReadController(ctx, cl, c.cid())
+func getController(ctx context.Context, cl *gcp.Clients, c cc.ClusterID) (*computepb.Instance, error) {
+	inst, _, err := tfutil.ReadController(ctx, cl, c)
 	return inst, err
 }
 
@@ -40,14 +40,9 @@ func metadataItems(inst *computepb.Instance) map[string]string {
 	return tfutil.MetadataMap(inst.GetMetadata())
 }
 
-// vm is the controller as the shared metadata and report helpers name it.
-func (c clusterRef) vm() tfutil.VM {
-	return tfutil.VM{Project: c.project, Zone: c.zone, Name: c.controller()}
-}
-
 // readCluster reads the controller and decodes the cluster it holds.
-func readCluster(ctx context.Context, cl *gcp.Clients, ref clusterRef) (*clusterInfo, error) {
-	inst, cfg, err := tfutil.ReadController(ctx, cl, ref.cid())
+func readCluster(ctx context.Context, cl *gcp.Clients, ref cc.ClusterID) (*clusterInfo, error) {
+	inst, cfg, err := tfutil.ReadController(ctx, cl, ref)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +50,7 @@ func readCluster(ctx context.Context, cl *gcp.Clients, ref clusterRef) (*cluster
 }
 
 // clusterFrom gathers what partitions need from the controller and the cluster it holds.
-func clusterFrom(ref clusterRef, inst *computepb.Instance, cfg cc.Cluster) *clusterInfo {
+func clusterFrom(ref cc.ClusterID, inst *computepb.Instance, cfg cc.Cluster) *clusterInfo {
 	items := metadataItems(inst)
 	ci := &clusterInfo{ref: ref, controller: inst, cfg: cfg, parts: map[string]cc.Partition{}, broken: map[string]error{}}
 	for k, v := range items {
@@ -108,6 +103,6 @@ func (ci *clusterInfo) partitionsWith(name string, p *cc.Partition) []cc.Partiti
 // setPartitionKey writes (value != nil) or removes the partition's key on the controller, racing
 // other partitions and the cluster on the metadata fingerprint (tfutil.SetMetadataKey). It returns
 // the controller as the write left it.
-func setPartitionKey(ctx context.Context, cl *gcp.Clients, ref clusterRef, inst *computepb.Instance, key string, value *string) (*computepb.Instance, error) {
-	return tfutil.SetMetadataKey(ctx, cl, ref.vm(), inst, key, value)
+func setPartitionKey(ctx context.Context, cl *gcp.Clients, ref cc.ClusterID, inst *computepb.Instance, key string, value *string) (*computepb.Instance, error) {
+	return tfutil.SetMetadataKey(ctx, cl, tfutil.ControllerVM(ref), inst, key, value)
 }

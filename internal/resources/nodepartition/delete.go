@@ -17,9 +17,9 @@ import (
 // destroy removes the partition from Slurm first (so nothing new is scheduled on it), then deletes
 // its VMs, templates and placement policy. Every step skips what is already gone, so a destroy that
 // was interrupted finishes on the next run.
-func destroy(ctx context.Context, cl *gcp.Clients, ref clusterRef, name, project, zone string, poll time.Duration) error {
-	prefix := cc.NodeNamePrefix(ref.name, name)
-	ctl, err := ref.getController(ctx, cl)
+func destroy(ctx context.Context, cl *gcp.Clients, ref cc.ClusterID, name, project, zone string, poll time.Duration) error {
+	prefix := cc.NodeNamePrefix(ref.Name, name)
+	ctl, err := getController(ctx, cl, ref)
 	switch {
 	case errors.Is(err, tfutil.ErrNoController):
 	case err != nil:

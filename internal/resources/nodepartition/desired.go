@@ -16,7 +16,7 @@ import (
 // desired is a fully known plan reduced to plain values: what the partition should be. Create and
 // Update both reconcile the cloud towards it.
 type desired struct {
-	cluster clusterRef
+	cluster cc.ClusterID
 	name    string
 	prefix  string
 	machine catalog.MachineType
@@ -61,7 +61,7 @@ func (d *desired) vmLabels() map[string]string {
 	if out == nil {
 		out = map[string]string{}
 	}
-	out[labelCluster] = d.cluster.name
+	out[labelCluster] = d.cluster.Name
 	out[labelPartition] = d.prefix
 	return out
 }
@@ -87,7 +87,7 @@ func (d *desired) values() values {
 	}
 	ssd := int64(d.localSSDs)
 	return values{
-		clusterName: &d.cluster.name, clusterZone: &d.cluster.zone, name: &d.name, machineType: &d.machine.Name,
+		clusterName: &d.cluster.Name, clusterZone: &d.cluster.Zone, name: &d.name, machineType: &d.machine.Name,
 		zone: &d.zone, static: &static, dynamic: &dynamic, model: &d.model, reservation: &d.reservation,
 		maxRun: &maxRun, termination: &d.termination, compact: &d.compact, image: &d.image,
 		localSSDs: &ssd, labels: d.labels,
@@ -97,7 +97,7 @@ func (d *desired) values() values {
 // toDesired reads a plan whose every value is known (ModifyPlan filled the defaults).
 func toDesired(ctx context.Context, m *model) (*desired, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	ref, err := parseClusterID(m.Cluster.ValueString())
+	ref, err := cc.ParseClusterID(m.Cluster.ValueString())
 	if err != nil {
 		diags.AddAttributeError(pathOf("cluster"), "Invalid cluster", "cluster: "+err.Error())
 		return nil, diags
@@ -108,17 +108,17 @@ func toDesired(ctx context.Context, m *model) (*desired, diag.Diagnostics) {
 		return nil, diags
 	}
 	d := &desired{
-		cluster: ref, name: m.Name.ValueString(), machine: machine, project: ref.project,
+		cluster: ref, name: m.Name.ValueString(), machine: machine, project: ref.Project,
 		zone: m.Zone.ValueString(), static: int(m.StaticNodeCount.ValueInt64()), dynamic: int(m.MaxDynamicNodeCount.ValueInt64()),
 		localSSDs: int(m.LocalSSDCount.ValueInt64()), image: m.Image.ValueString(),
 		forceScaleDown: m.ForceScaleDown.ValueBool(), allowPartial: m.AllowPartial.ValueBool(),
 		waitForNodes: m.WaitForNodes.IsNull() || m.WaitForNodes.IsUnknown() || m.WaitForNodes.ValueBool(),
 	}
 	if d.zone == "" {
-		d.zone = ref.zone
+		d.zone = ref.Zone
 	}
 	d.region, _ = catalog.RegionOf(d.zone)
-	d.prefix = cc.NodeNamePrefix(ref.name, d.name)
+	d.prefix = cc.NodeNamePrefix(ref.Name, d.name)
 
 	var prov provisioningModel
 	diags.Append(m.Provisioning.As(ctx, &prov, tfutil.ObjectOpts)...)

@@ -24,14 +24,14 @@ import (
 
 // benchDesired is a partition with every default ModifyPlan fills.
 func benchDesired(clusterID, name, machine string, static int) (*desired, error) {
-	ref, err := parseClusterID(clusterID)
+	ref, err := cc.ParseClusterID(clusterID)
 	if err != nil {
 		return nil, err
 	}
 	m, _ := catalog.Machine(machine)
 	return &desired{
-		cluster: ref, name: name, prefix: cc.NodeNamePrefix(ref.name, name), machine: m, project: ref.project,
-		zone: ref.zone, region: regionOf(ref.zone), static: static, model: modelStandard,
+		cluster: ref, name: name, prefix: cc.NodeNamePrefix(ref.Name, name), machine: m, project: ref.Project,
+		zone: ref.Zone, region: regionOf(ref.Zone), static: static, model: modelStandard,
 		bootGB: defaultBootDiskGB(m), bootType: defaultBootDiskType(m), localSSDs: bundledLocalSSDs(m), image: defaultImage(m),
 		slurm: slurmOptions{exclusive: true}, waitForNodes: true,
 	}, nil
@@ -74,7 +74,7 @@ func InstanceForBench(ctx context.Context, cl *gcp.Clients, clusterID, name, mac
 // partition: Read (observe and flatten) and then ModifyPlan. It returns how long each took and the
 // node count the refresh saw.
 func RefreshAndPlanForBench(ctx context.Context, p *providerdata.Data, clusterID, name string, static int) (refresh, plan time.Duration, total int, err error) {
-	ref, err := parseClusterID(clusterID)
+	ref, err := cc.ParseClusterID(clusterID)
 	if err != nil {
 		return 0, 0, 0, err
 	}
@@ -84,14 +84,14 @@ func RefreshAndPlanForBench(ctx context.Context, p *providerdata.Data, clusterID
 	r.Schema(ctx, resource.SchemaRequest{}, &sresp)
 
 	m := model{
-		Cluster: types.StringValue(clusterID), Name: types.StringValue(name), Zone: types.StringValue(ref.zone),
+		Cluster: types.StringValue(clusterID), Name: types.StringValue(name), Zone: types.StringValue(ref.Zone),
 		StaticNodeCount: types.Int64Value(int64(static)), ForceScaleDown: types.BoolValue(false), AllowPartial: types.BoolValue(false),
 		Provisioning: types.ObjectNull(provisioningAttrTypes), Placement: types.ObjectNull(placementAttrTypes),
 		BootDisk: types.ObjectNull(bootDiskAttrTypes), Slurm: types.ObjectNull(slurmAttrTypes),
 		Labels: types.MapNull(types.StringType), EffectiveLabels: types.MapNull(types.StringType),
 	}
 	start := time.Now()
-	o, err := observe(ctx, p.Clients, ref, name, ref.zone)
+	o, err := observe(ctx, p.Clients, ref, name, ref.Zone)
 	if err != nil {
 		return 0, 0, 0, err
 	}

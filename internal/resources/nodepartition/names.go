@@ -21,41 +21,17 @@ const (
 	labelPartition = "hypercompute-partition"
 )
 
-// clusterRef is a parsed training cluster id, projects/P/zones/Z/clusters/NAME.
-type clusterRef struct{ project, zone, name string }
-
-func (c clusterRef) id() string {
-	return fmt.Sprintf("projects/%s/zones/%s/clusters/%s", c.project, c.zone, c.name)
-}
-
-func (c clusterRef) controller() string { return cc.ControllerName(c.name) }
-
-func (c clusterRef) cid() cc.ClusterID {
-	return cc.ClusterID{Project: c.project, Zone: c.zone, Name: c.name}
-}
-
-// parseClusterID reads the id hypercompute_training_cluster exports.
-func parseClusterID(id string) (clusterRef, error) {
-	c, err := cc.ParseClusterID(id)
-	return clusterRef{project: c.Project, zone: c.Zone, name: c.Name}, err
-}
-
 // partitionID is the resource's id and import id.
-func partitionID(c clusterRef, name string) string { return c.id() + "/partitions/" + name }
+func partitionID(c cc.ClusterID, name string) string { return c.Child("partitions", name) }
 
 // parsePartitionID reads an import id: the resource id, or {cluster id}/partitions/{name}.
-func parsePartitionID(id string) (clusterRef, string, error) {
-	i := strings.LastIndex(id, "/partitions/")
-	if i < 0 {
-		return clusterRef{}, "", fmt.Errorf("expected projects/{project}/zones/{zone}/clusters/{cluster}/partitions/{name}; got %q", id)
-	}
-	ref, err := parseClusterID(id[:i])
+func parsePartitionID(id string) (cc.ClusterID, string, error) {
+	ref, name, err := cc.ParseChildID(id, "partitions")
 	if err != nil {
-		return clusterRef{}, "", err
+		return cc.ClusterID{}, "", err
 	}
-	name := id[i+len("/partitions/"):]
 	if err := catalog.ValidateSlurmPartitionName(name); err != nil {
-		return clusterRef{}, "", err
+		return cc.ClusterID{}, "", err
 	}
 	return ref, name, nil
 }

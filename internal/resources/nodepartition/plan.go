@@ -34,9 +34,9 @@ func (r *partitionResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		return
 	}
 
-	var ref *clusterRef
+	var ref *cc.ClusterID
 	if !plan.Cluster.IsUnknown() && !plan.Cluster.IsNull() {
-		if c, err := parseClusterID(plan.Cluster.ValueString()); err == nil {
+		if c, err := cc.ParseClusterID(plan.Cluster.ValueString()); err == nil {
 			ref = &c
 		}
 	}
@@ -45,7 +45,7 @@ func (r *partitionResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		case hasState && !state.Zone.IsNull() && state.Cluster.Equal(plan.Cluster):
 			plan.Zone = state.Zone
 		case ref != nil:
-			plan.Zone = types.StringValue(ref.zone)
+			plan.Zone = types.StringValue(ref.Zone)
 		default:
 			plan.Zone = types.StringUnknown()
 		}
@@ -160,7 +160,7 @@ func intPtr(v types.Int64) *int64 {
 }
 
 // planValues gathers what the rules check; unknown values are nil and checked at apply.
-func planValues(ctx context.Context, plan *model, prov provisioningModel, ref *clusterRef) values {
+func planValues(ctx context.Context, plan *model, prov provisioningModel, ref *cc.ClusterID) values {
 	v := values{
 		name: strPtr(plan.Name), machineType: strPtr(plan.MachineType), zone: strPtr(plan.Zone),
 		static: intPtr(plan.StaticNodeCount), dynamic: intPtr(plan.MaxDynamicNodeCount),
@@ -171,7 +171,7 @@ func planValues(ctx context.Context, plan *model, prov provisioningModel, ref *c
 		v.zone = nil
 	}
 	if ref != nil {
-		v.clusterName, v.clusterZone = &ref.name, &ref.zone
+		v.clusterName, v.clusterZone = &ref.Name, &ref.Zone
 	}
 	compact := false
 	switch {
@@ -194,16 +194,16 @@ func planValues(ctx context.Context, plan *model, prov provisioningModel, ref *c
 }
 
 // planComputed fills the derived names, and keeps the observed values while nothing changes them.
-func (r *partitionResource) planComputed(ctx context.Context, plan, state *model, changing bool, ref *clusterRef) {
+func (r *partitionResource) planComputed(ctx context.Context, plan, state *model, changing bool, ref *cc.ClusterID) {
 	countsKnown := !plan.StaticNodeCount.IsUnknown() && !plan.MaxDynamicNodeCount.IsUnknown()
 	if ref != nil && !plan.Name.IsUnknown() {
 		name := plan.Name.ValueString()
 		plan.ID = types.StringValue(partitionID(*ref, name))
-		plan.NodeNamePrefix = types.StringValue(cc.NodeNamePrefix(ref.name, name))
+		plan.NodeNamePrefix = types.StringValue(cc.NodeNamePrefix(ref.Name, name))
 		if countsKnown {
 			p := cc.Partition{Name: name, StaticNodes: int(plan.StaticNodeCount.ValueInt64()), MaxDynamicNodes: int(plan.MaxDynamicNodeCount.ValueInt64())}
-			plan.StaticNodeNames = types.StringValue(p.StaticNodeNames(ref.name))
-			plan.DynamicNodeNames = types.StringValue(p.DynamicNodeNames(ref.name))
+			plan.StaticNodeNames = types.StringValue(p.StaticNodeNames(ref.Name))
+			plan.DynamicNodeNames = types.StringValue(p.DynamicNodeNames(ref.Name))
 		} else {
 			plan.StaticNodeNames, plan.DynamicNodeNames = types.StringUnknown(), types.StringUnknown()
 		}
@@ -222,7 +222,7 @@ func (r *partitionResource) planComputed(ctx context.Context, plan, state *model
 			plan.PlacementPolicy = types.StringUnknown()
 		case pl.Compact.ValueBool():
 			plan.PlacementPolicy = types.StringValue(fmt.Sprintf("%sprojects/%s/regions/%s/resourcePolicies/%s",
-				computeV1, ref.project, zone, placementPolicyName(cc.NodeNamePrefix(ref.name, plan.Name.ValueString()))))
+				computeV1, ref.Project, zone, placementPolicyName(cc.NodeNamePrefix(ref.Name, plan.Name.ValueString()))))
 		}
 	}
 

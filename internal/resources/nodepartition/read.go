@@ -32,10 +32,10 @@ type observed struct {
 func (o *observed) gone() bool { return o.part == nil && len(o.inv) == 0 }
 
 // observe reads the partition. zoneHint is the zone the state knows, used when the key is gone.
-func observe(ctx context.Context, cl *gcp.Clients, ref clusterRef, name, zoneHint string) (*observed, error) {
-	o := &observed{project: ref.project, zone: zoneHint}
+func observe(ctx context.Context, cl *gcp.Clients, ref cc.ClusterID, name, zoneHint string) (*observed, error) {
+	o := &observed{project: ref.Project, zone: zoneHint}
 	if o.zone == "" {
-		o.zone = ref.zone
+		o.zone = ref.Zone
 	}
 	ci, err := readCluster(ctx, cl, ref)
 	switch {
@@ -52,10 +52,10 @@ func observe(ctx context.Context, cl *gcp.Clients, ref clusterRef, name, zoneHin
 				o.project = p.Project
 			}
 		} else if bad, ok := ci.broken[name]; ok {
-			return nil, fmt.Errorf("the partition's key on %s does not decode: %w", ref.controller(), bad)
+			return nil, fmt.Errorf("the partition's key on %s does not decode: %w", ref.Controller(), bad)
 		}
 	}
-	if o.inv, err = listNodes(ctx, cl, o.project, o.zone, cc.NodeNamePrefix(ref.name, name)); err != nil {
+	if o.inv, err = listNodes(ctx, cl, o.project, o.zone, cc.NodeNamePrefix(ref.Name, name)); err != nil {
 		return nil, err
 	}
 	if o.part != nil && o.part.InstanceTemplate != "" {
@@ -74,12 +74,12 @@ func observe(ctx context.Context, cl *gcp.Clients, ref clusterRef, name, zoneHin
 // cluster and name). Values the cloud does not hold (force_scale_down, allow_partial,
 // wait_for_nodes, timeouts)
 // stay as they were.
-func flatten(ctx context.Context, p *providerdata.Data, ref clusterRef, o *observed, m *model) diag.Diagnostics {
+func flatten(ctx context.Context, p *providerdata.Data, ref cc.ClusterID, o *observed, m *model) diag.Diagnostics {
 	var diags diag.Diagnostics
 	name := m.Name.ValueString()
-	prefix := cc.NodeNamePrefix(ref.name, name)
+	prefix := cc.NodeNamePrefix(ref.Name, name)
 	m.ID = types.StringValue(partitionID(ref, name))
-	m.Cluster = types.StringValue(ref.id())
+	m.Cluster = types.StringValue(ref.String())
 	m.Zone = types.StringValue(o.zone)
 	m.NodeNamePrefix = types.StringValue(prefix)
 	if m.ForceScaleDown.IsNull() || m.ForceScaleDown.IsUnknown() {
@@ -107,8 +107,8 @@ func flatten(ctx context.Context, p *providerdata.Data, ref clusterRef, o *obser
 		m.MaxDynamicNodeCount = types.Int64Value(0)
 	}
 	part := cc.Partition{Name: name, StaticNodes: staticTarget, MaxDynamicNodes: int(m.MaxDynamicNodeCount.ValueInt64())}
-	m.StaticNodeNames = types.StringValue(part.StaticNodeNames(ref.name))
-	m.DynamicNodeNames = types.StringValue(part.DynamicNodeNames(ref.name))
+	m.StaticNodeNames = types.StringValue(part.StaticNodeNames(ref.Name))
+	m.DynamicNodeNames = types.StringValue(part.DynamicNodeNames(ref.Name))
 
 	s := o.inv.summary()
 	m.NodesTotal, m.NodesRunning, m.NodeNames = types.Int64Value(int64(s.total)), types.Int64Value(int64(s.running)), types.StringValue(s.names)

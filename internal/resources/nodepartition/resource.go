@@ -4,6 +4,7 @@ package nodepartition
 
 import (
 	"context"
+	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -121,7 +122,7 @@ func (r *partitionResource) Read(ctx context.Context, req resource.ReadRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ref, err := parseClusterID(state.Cluster.ValueString())
+	ref, err := cc.ParseClusterID(state.Cluster.ValueString())
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid state", "cluster: "+err.Error())
 		return
@@ -148,12 +149,12 @@ func (r *partitionResource) Delete(ctx context.Context, req resource.DeleteReque
 	}
 	ctx, cancel := tfutil.Deadline(ctx, state.Timeouts.Delete, defaultDeleteTimeout, &resp.Diagnostics)
 	defer cancel()
-	ref, err := parseClusterID(state.Cluster.ValueString())
+	ref, err := cc.ParseClusterID(state.Cluster.ValueString())
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid state", "cluster: "+err.Error())
 		return
 	}
-	if err := destroy(ctx, r.Provider.Clients, ref, state.Name.ValueString(), ref.project, state.Zone.ValueString(), pollMax); err != nil {
+	if err := destroy(ctx, r.Provider.Clients, ref, state.Name.ValueString(), ref.Project, state.Zone.ValueString(), pollMax); err != nil {
 		resp.Diagnostics.AddError("Unable to delete node partition "+state.Name.ValueString(), err.Error())
 	}
 }
@@ -168,6 +169,6 @@ func (r *partitionResource) ImportState(ctx context.Context, req resource.Import
 		return
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), partitionID(ref, name))...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("cluster"), ref.id())...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("cluster"), ref.String())...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
 }

@@ -1,6 +1,7 @@
 package nodepartition
 
 import (
+	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 	"strings"
 	"testing"
 	"time"
@@ -45,8 +46,8 @@ func TestParseReservation(t *testing.T) {
 }
 
 func TestClusterAndPartitionIDs(t *testing.T) {
-	ref, err := parseClusterID("projects/p1/zones/us-central1-a/clusters/ml")
-	if err != nil || ref != (clusterRef{"p1", "us-central1-a", "ml"}) {
+	ref, err := cc.ParseClusterID("projects/p1/zones/us-central1-a/clusters/ml")
+	if err != nil || ref != (cc.ClusterID{Project: "p1", Zone: "us-central1-a", Name: "ml"}) {
 		t.Fatalf("parseClusterID = %+v, %v", ref, err)
 	}
 	id := partitionID(ref, "a3mega")
@@ -55,8 +56,8 @@ func TestClusterAndPartitionIDs(t *testing.T) {
 		t.Fatalf("parsePartitionID(%q) = %+v %q %v", id, r2, name, err)
 	}
 	for _, bad := range []string{"ml", "projects/p/zones/mars-1/clusters/ml", "projects/p/zones/us-central1-a/clusters/ML"} {
-		if _, err := parseClusterID(bad); err == nil {
-			t.Errorf("parseClusterID(%q) accepted", bad)
+		if _, err := cc.ParseClusterID(bad); err == nil {
+			t.Errorf("cc.ParseClusterID(%q) accepted", bad)
 		}
 	}
 }

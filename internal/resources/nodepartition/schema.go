@@ -47,7 +47,7 @@ func (r *partitionResource) Schema(ctx context.Context, _ resource.SchemaRequest
 			"cluster": schema.StringAttribute{
 				Required:            true,
 				MarkdownDescription: "The training cluster: `hypercompute_training_cluster.<name>.id` (`projects/{project}/zones/{zone}/clusters/{name}`). Network, service account, tags, mounts and the agent build are read from its controller.",
-				Validators:          []validator.String{tfutil.StringCheck{Desc: "a training cluster id", Check: func(s string) error { _, err := parseClusterID(s); return err }}},
+				Validators:          []validator.String{tfutil.StringCheck{Desc: "a training cluster id", Check: func(s string) error { _, err := cc.ParseClusterID(s); return err }}},
 				PlanModifiers:       replace,
 			},
 			"name": schema.StringAttribute{

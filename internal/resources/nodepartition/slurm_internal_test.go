@@ -39,11 +39,11 @@ func TestRenderedPartitionsOfEveryFamilyLoadInSlurmctld(t *testing.T) {
 			{Version: "0.1.0", Arch: catalog.ArchARM, URL: "https://example.com/b", SHA256: strings.Repeat("cd", 32)},
 		},
 	}
-	ref := clusterRef{project: "p", zone: "us-central1-a", name: cluster.Name}
+	ref := cc.ClusterID{Project: "p", Zone: "us-central1-a", Name: cluster.Name}
 	var parts []cc.Partition
 	for i, m := range oneMachinePerProfile() {
 		name := strings.ReplaceAll(m.Profile, "-", "_")
-		d := &desired{cluster: ref, name: name, prefix: cc.NodeNamePrefix(ref.name, name), machine: m, project: "p", zone: "us-central1-a",
+		d := &desired{cluster: ref, name: name, prefix: cc.NodeNamePrefix(ref.Name, name), machine: m, project: "p", zone: "us-central1-a",
 			static: 2, dynamic: 6, model: modelStandard,
 			slurm: slurmOptions{isDefault: i == 0, exclusive: m.HasGPU(), maxTime: "2-00:00:00", features: []string{"fam-" + m.Family}}}
 		parts = append(parts, d.partition(templatePath("p", templateName(d.prefix, []byte(name)))))

@@ -14,7 +14,7 @@ import (
 // appliedWait is how the provider waits for the controller's agent to take a configuration.
 type appliedWait struct {
 	cl  *gcp.Clients
-	ref clusterRef
+	ref cc.ClusterID
 	// what names the change in errors ("partition a3mega").
 	what string
 	// poll bounds the interval between two looks.
@@ -24,7 +24,7 @@ type appliedWait struct {
 // report waits on the controller's report. Its failure is checked after its rejection of this
 // configuration, which names the cause better.
 func (w appliedWait) report() tfutil.ReportWait {
-	return tfutil.ReportWait{Clients: w.cl, VM: w.ref.vm(), Max: w.poll, IgnoreFailure: true}
+	return tfutil.ReportWait{Clients: w.cl, VM: tfutil.ControllerVM(w.ref), Max: w.poll, IgnoreFailure: true}
 }
 
 // untilApplied waits until the controller reports config-hash equal to the hash of the cluster and
@@ -34,7 +34,7 @@ func (w appliedWait) report() tfutil.ReportWait {
 func (w appliedWait) untilApplied(ctx context.Context) error {
 	var expected string
 	last, err := w.report().Until(ctx, func(r tfutil.Report) (bool, error) {
-		inst, cfg, err := tfutil.ReadController(ctx, w.cl, w.ref.cid())
+		inst, cfg, err := tfutil.ReadController(ctx, w.cl, w.ref)
 		if err != nil {
 			return false, err
 		}
@@ -44,10 +44,10 @@ func (w appliedWait) untilApplied(ctx context.Context) error {
 			return false, fmt.Errorf("the cluster's configuration cannot be rendered: %w", err)
 		}
 		if rest, ok := r.Rejected(expected); ok {
-			return false, fmt.Errorf("the controller %s rejected the configuration with %s and kept the previous one: %s", w.ref.controller(), w.what, rest)
+			return false, fmt.Errorf("the controller %s rejected the configuration with %s and kept the previous one: %s", w.ref.Controller(), w.what, rest)
 		}
 		if r.Failed() {
-			return false, fmt.Errorf("the controller %s failed (phase %s): %s", w.ref.controller(), r.Phase, r.Error)
+			return false, fmt.Errorf("the controller %s failed (phase %s): %s", w.ref.Controller(), r.Phase, r.Error)
 		}
 		return r.Ready(expected), nil
 	})
@@ -57,7 +57,7 @@ func (w appliedWait) untilApplied(ctx context.Context) error {
 			phase = "none reported"
 		}
 		return fmt.Errorf("timed out waiting for the controller %s to apply the configuration with %s (config hash %s); last phase seen: %s, last applied hash: %q. Check the controller's serial console",
-			w.ref.controller(), w.what, tfutil.ShortHash(expected), phase, tfutil.ShortHash(last.ConfigHash))
+			w.ref.Controller(), w.what, tfutil.ShortHash(expected), phase, tfutil.ShortHash(last.ConfigHash))
 	}
 	return err
 }

@@ -17,19 +17,15 @@ import (
 // from one instances.get: the cluster's own configuration, the partitions
 // and the jobs written there.
 type controllerView struct {
-	ref  clusterRef
+	ref  cc.ClusterID
 	inst *computepb.Instance
 	cfg  cc.Cluster
 	md   map[string]string
 }
 
-func (c clusterRef) vm() tfutil.VM {
-	return tfutil.VM{Project: c.project, Zone: c.zone, Name: c.controller()}
-}
-
 // readController reads the controller and the cluster configuration it holds.
-func readController(ctx context.Context, cl *gcp.Clients, ref clusterRef) (*controllerView, error) {
-	inst, cfg, err := tfutil.ReadController(ctx, cl, ref.cid())
+func readController(ctx context.Context, cl *gcp.Clients, ref cc.ClusterID) (*controllerView, error) {
+	inst, cfg, err := tfutil.ReadController(ctx, cl, ref)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +41,7 @@ func (v *controllerView) partition(name string) (cc.Partition, bool, error) {
 	}
 	p, err := cc.DecodePartition(v.cfg.Name, []byte(raw))
 	if err != nil {
-		return cc.Partition{}, false, fmt.Errorf("partition %s on the controller %s is invalid: %w", name, v.ref.controller(), err)
+		return cc.Partition{}, false, fmt.Errorf("partition %s on the controller %s is invalid: %w", name, v.ref.Controller(), err)
 	}
 	return p, true, nil
 }
@@ -58,15 +54,15 @@ func (v *controllerView) job(name string) (recipes.Job, bool, error) {
 	}
 	var j recipes.Job
 	if err := json.Unmarshal([]byte(raw), &j); err != nil {
-		return recipes.Job{}, false, fmt.Errorf("metadata key %s on the controller %s is not a recipe job: %w", cc.JobKey(name), v.ref.controller(), err)
+		return recipes.Job{}, false, fmt.Errorf("metadata key %s on the controller %s is not a recipe job: %w", cc.JobKey(name), v.ref.Controller(), err)
 	}
 	return j, true, nil
 }
 
 // readJobReport reads the controller's report of the job; ok is false when
 // there is none.
-func readJobReport(ctx context.Context, cl *gcp.Clients, ref clusterRef, name string) (cc.JobReport, bool, error) {
-	r, err := tfutil.ReadReport(ctx, cl, ref.vm())
+func readJobReport(ctx context.Context, cl *gcp.Clients, ref cc.ClusterID, name string) (cc.JobReport, bool, error) {
+	r, err := tfutil.ReadReport(ctx, cl, tfutil.ControllerVM(ref))
 	if err != nil {
 		return cc.JobReport{}, false, err
 	}

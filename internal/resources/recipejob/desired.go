@@ -32,7 +32,7 @@ const (
 // spec is the configuration part of the model, read into plain values.
 // Unknown values make it incomplete: the job is then resolved at apply.
 type spec struct {
-	ref       clusterRef
+	ref       cc.ClusterID
 	name      string
 	partition string
 	recipe    recipeModel
@@ -57,7 +57,7 @@ func readSpec(ctx context.Context, m *model) (spec, diag.Diagnostics) {
 	}
 	s.complete = known(m.Cluster, m.Name, m.Partition, m.Recipe, m.Nodes, m.Overrides, m.TensorBoardDir, m.ExportPath)
 	if !m.Cluster.IsUnknown() {
-		ref, err := parseClusterID(m.Cluster.ValueString())
+		ref, err := cc.ParseClusterID(m.Cluster.ValueString())
 		if err != nil {
 			diags.AddAttributeError(path.Root("cluster"), "Invalid cluster", "cluster: "+err.Error())
 			return s, diags
@@ -164,7 +164,7 @@ func resolve(s spec, v *controllerView, p cc.Partition, diags *diag.Diagnostics)
 	j := recipes.Job{
 		Schema:          1,
 		Name:            s.name,
-		Cluster:         s.ref.name,
+		Cluster:         s.ref.Name,
 		Partition:       p.Name,
 		Model:           s.recipe.Model.ValueString(),
 		Size:            s.recipe.Size.ValueString(),

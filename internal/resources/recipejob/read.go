@@ -16,7 +16,7 @@ import (
 
 // setResolved records in m what resolve decided: the defaults the plan
 // shows and the derived names.
-func setResolved(ctx context.Context, m *model, ref clusterRef, j recipes.Job) diag.Diagnostics {
+func setResolved(ctx context.Context, m *model, ref cc.ClusterID, j recipes.Job) diag.Diagnostics {
 	var diags diag.Diagnostics
 	m.ID = types.StringValue(jobID(ref, j.Name))
 	m.Nodes = types.Int64Value(int64(j.Nodes))
@@ -60,9 +60,9 @@ func checkpointObject(c recipes.Checkpoint, prior checkpointModel) (types.Object
 // setSpecFrom fills the configuration attributes from the job in the
 // controller's metadata: on import, and when the key holds another
 // generation than the state (rewritten behind Terraform's back).
-func setSpecFrom(ctx context.Context, m *model, ref clusterRef, j recipes.Job) diag.Diagnostics {
+func setSpecFrom(ctx context.Context, m *model, ref cc.ClusterID, j recipes.Job) diag.Diagnostics {
 	var diags diag.Diagnostics
-	m.Cluster = types.StringValue(ref.id())
+	m.Cluster = types.StringValue(ref.String())
 	m.Name = types.StringValue(j.Name)
 	m.Partition = types.StringValue(j.Partition)
 	rec, d := types.ObjectValue(recipeTypes, map[string]attr.Value{

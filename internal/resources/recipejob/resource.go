@@ -65,7 +65,7 @@ func (r *jobResource) Create(ctx context.Context, req resource.CreateRequest, re
 	}
 	p, found, err := v.partition(s.partition)
 	if err == nil && !found {
-		err = fmt.Errorf("cluster %s has no partition %q; create it with hypercompute_node_partition (and reference its name, so it is created first)", s.ref.name, s.partition)
+		err = fmt.Errorf("cluster %s has no partition %q; create it with hypercompute_node_partition (and reference its name, so it is created first)", s.ref.Name, s.partition)
 	}
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("partition"), "Unknown partition", "partition: "+err.Error())
@@ -77,7 +77,7 @@ func (r *jobResource) Create(ctx context.Context, req resource.CreateRequest, re
 	}
 	value, err := encodeJob(j)
 	if err == nil {
-		_, err = tfutil.SetMetadataKey(ctx, cl, s.ref.vm(), v.inst, cc.JobKey(j.Name), &value)
+		_, err = tfutil.SetMetadataKey(ctx, cl, tfutil.ControllerVM(s.ref), v.inst, cc.JobKey(j.Name), &value)
 	}
 	if err != nil {
 		resp.Diagnostics.AddError("Unable to submit job "+j.Name, err.Error())
@@ -105,7 +105,7 @@ func (r *jobResource) Read(ctx context.Context, req resource.ReadRequest, resp *
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ref, err := parseClusterID(state.Cluster.ValueString())
+	ref, err := cc.ParseClusterID(state.Cluster.ValueString())
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid state", "cluster: "+err.Error())
 		return
@@ -168,7 +168,7 @@ func (r *jobResource) Delete(ctx context.Context, req resource.DeleteRequest, re
 	}
 	ctx, cancel := tfutil.Deadline(ctx, state.Timeouts.Delete, defaultDeleteTimeout, &resp.Diagnostics)
 	defer cancel()
-	ref, err := parseClusterID(state.Cluster.ValueString())
+	ref, err := cc.ParseClusterID(state.Cluster.ValueString())
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid state", "cluster: "+err.Error())
 		return
@@ -183,7 +183,7 @@ func (r *jobResource) Delete(ctx context.Context, req resource.DeleteRequest, re
 		resp.Diagnostics.AddError("Unable to delete job "+name, err.Error())
 		return
 	}
-	if _, err := tfutil.SetMetadataKey(ctx, cl, ref.vm(), v.inst, cc.JobKey(name), nil); err != nil {
+	if _, err := tfutil.SetMetadataKey(ctx, cl, tfutil.ControllerVM(ref), v.inst, cc.JobKey(name), nil); err != nil {
 		resp.Diagnostics.AddError("Unable to delete job "+name, err.Error())
 		return
 	}
@@ -205,6 +205,6 @@ func (r *jobResource) ImportState(ctx context.Context, req resource.ImportStateR
 		return
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), jobID(ref, name))...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("cluster"), ref.id())...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("cluster"), ref.String())...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
 }

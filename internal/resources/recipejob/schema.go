@@ -59,7 +59,7 @@ func (r *jobResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp
 			"cluster": schema.StringAttribute{
 				Required:            true,
 				MarkdownDescription: "The training cluster: `hypercompute_training_cluster.<name>.id` (`projects/{project}/zones/{zone}/clusters/{name}`).",
-				Validators:          []validator.String{tfutil.StringCheck{Desc: "a training cluster id", Check: func(s string) error { _, err := parseClusterID(s); return err }}},
+				Validators:          []validator.String{tfutil.StringCheck{Desc: "a training cluster id", Check: func(s string) error { _, err := cc.ParseClusterID(s); return err }}},
 			},
 			"name": schema.StringAttribute{
 				Required:            true,

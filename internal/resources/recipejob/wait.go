@@ -13,17 +13,17 @@ import (
 // pollMax bounds the interval between two looks at the controller's report.
 const pollMax = 2 * time.Second
 
-func reportWait(cl *gcp.Clients, ref clusterRef) tfutil.ReportWait {
+func reportWait(cl *gcp.Clients, ref cc.ClusterID) tfutil.ReportWait {
 	// A failed pass of the controller's agent (a partition's bad
 	// configuration) is not this job's failure: the agent retries.
-	return tfutil.ReportWait{Clients: cl, VM: ref.vm(), Max: pollMax, IgnoreFailure: true, Retry: gcp.IsRateLimited}
+	return tfutil.ReportWait{Clients: cl, VM: tfutil.ControllerVM(ref), Max: pollMax, IgnoreFailure: true, Retry: gcp.IsRateLimited}
 }
 
 // waitFor waits until the controller reports the job's generation as far as
 // until says (submitted, running, completed) and returns that report. A job
 // the controller rejected, or that ended otherwise than COMPLETED, fails
 // the wait with the controller's or Slurm's words.
-func waitFor(ctx context.Context, cl *gcp.Clients, ref clusterRef, name, gen, until string) (cc.JobReport, error) {
+func waitFor(ctx context.Context, cl *gcp.Clients, ref cc.ClusterID, name, gen, until string) (cc.JobReport, error) {
 	var last cc.JobReport
 	seen := false
 	_, err := reportWait(cl, ref).Until(ctx, func(r tfutil.Report) (bool, error) {
@@ -33,7 +33,7 @@ func waitFor(ctx context.Context, cl *gcp.Clients, ref clusterRef, name, gen, un
 		}
 		last, seen = rep, true
 		if rep.State == cc.JobStateRejected {
-			return false, fmt.Errorf("the controller %s could not submit job %s: %s", ref.controller(), name, rep.Error)
+			return false, fmt.Errorf("the controller %s could not submit job %s: %s", ref.Controller(), name, rep.Error)
 		}
 		if rep.Final() && rep.State != "COMPLETED" {
 			return false, endedError(name, rep)
@@ -58,7 +58,7 @@ func waitFor(ctx context.Context, cl *gcp.Clients, ref clusterRef, name, gen, un
 
 // waitGone waits until the controller no longer reports the job: its agent
 // deletes the report once the cancelled job holds no node.
-func waitGone(ctx context.Context, cl *gcp.Clients, ref clusterRef, name string) error {
+func waitGone(ctx context.Context, cl *gcp.Clients, ref cc.ClusterID, name string) error {
 	var last cc.JobReport
 	_, err := reportWait(cl, ref).Until(ctx, func(r tfutil.Report) (bool, error) {
 		rep, ok, _ := jobReportFrom(r, name)
@@ -67,7 +67,7 @@ func waitGone(ctx context.Context, cl *gcp.Clients, ref clusterRef, name string)
 	})
 	if err != nil && ctx.Err() != nil {
 		return fmt.Errorf("timed out waiting for the controller %s to cancel job %s: Slurm job %d was last %s; check squeue on the controller",
-			ref.controller(), name, last.JobID, describe(last))
+			ref.Controller(), name, last.JobID, describe(last))
 	}
 	return err
 }

@@ -38,3 +38,8 @@ func ReadController(ctx context.Context, cl *gcp.Clients, c cc.ClusterID) (*comp
 	}
 	return inst, cfg, nil
 }
+
+// ControllerVM names a cluster's controller for the metadata and report helpers.
+func ControllerVM(c cc.ClusterID) VM {
+	return VM{Project: c.Project, Zone: c.Zone, Name: c.Controller()}
+}
