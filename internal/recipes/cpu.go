@@ -37,6 +37,15 @@ func cpuHyperparameters(mode string) map[string]string {
 	return hp
 }
 
+// cpuNoRL is why the CPU recipe has no rl mode. RL (GRPO, PPO) improves a
+// policy that already writes text a reward can judge, sampling many
+// rollouts per prompt with a generation engine. A byte-level 2M-parameter
+// model trained for a minute writes no such text, so a REINFORCE loop on it
+// would only show the loop turning and prove nothing about the rl recipes,
+// whose generation workers, reward and weight refit are NeMo-RL's. So
+// tiny-gpt stops at pretraining and fine-tuning.
+const cpuNoRL = "The CPU recipe (tiny-gpt) has no RL mode: reinforcement learning needs a policy that already writes text a reward can judge and a generation engine, which a byte-level model trained on a CPU for a minute is not; run an rl recipe (llama3.1 8b or 70b) on a GPU partition"
+
 func cpuRecipes() []Recipe {
 	var out []Recipe
 	for _, size := range []string{"2m", "8m"} {
@@ -46,15 +55,18 @@ func cpuRecipes() []Recipe {
 			out = append(out, Recipe{
 				Model: ModelTinyGPT, Size: size, Mode: mode, Profile: ProfileCPU,
 				Nodes: 2, MinNodes: 1,
-				Precision:       "fp32",
-				MicroBatch:      atoiMust(hp["micro_batch"]),
-				GlobalBatch:     0, // micro_batch × ranks: pure data parallelism
-				SeqLength:       atoiMust(hp["seq_length"]),
-				Launcher:        "srun + /usr/bin/python3 train.py (torch.distributed gloo, DistributedDataParallel)",
-				NeedsResumeFrom: mode == ModeContinuedPretrain,
-				Hyperparameters: hp,
-				Architecture:    &arch,
-				Source:          "hypercompute's own CPU recipe (internal/recipes/cputrain/train.py); corpora generated deterministically per mode",
+				Precision:                   "fp32",
+				MicroBatch:                  atoiMust(hp["micro_batch"]),
+				GlobalBatch:                 0, // micro_batch × ranks: pure data parallelism
+				SeqLength:                   atoiMust(hp["seq_length"]),
+				Launcher:                    "srun + /usr/bin/python3 train.py (torch.distributed gloo, DistributedDataParallel)",
+				NeedsResumeFrom:             mode == ModeContinuedPretrain,
+				Hyperparameters:             hp,
+				Architecture:                &arch,
+				Parameters:                  tinyGPTParameters(arch, atoiMust(hp["seq_length"])),
+				CheckpointBytesPerParameter: cpuCheckpointBytesPerParameter,
+				MaxSteps:                    defaultMaxSteps(false, mode),
+				Source:                      "hypercompute's own CPU recipe (internal/recipes/cputrain/train.py); corpora generated deterministically per mode",
 			})
 		}
 	}

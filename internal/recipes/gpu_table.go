@@ -38,8 +38,15 @@ const (
 	containerNeMo2511 = "nvcr.io/nvidia/nemo:25.11"
 	containerNeMo2602 = "nvcr.io/nvidia/nemo:26.02"
 
+	// containerNeMoRL is NVIDIA's NeMo-RL release container (NGC nemo-rl).
+	containerNeMoRL = "nvcr.io/nvidia/nemo-rl:v0.4.0"
+
 	launcherMegatronBridge = "megatron-bridge"
 	launcherNeMo2          = "nemo2"
+	// launcherNeMoRL: NeMo-RL's GRPO on its Megatron backend, driven by Ray
+	// (one Ray node per VM; the driver places policy and vLLM generation
+	// workers on every GPU).
+	launcherNeMoRL = "nemo-rl"
 )
 
 const (
@@ -47,6 +54,8 @@ const (
 	srcMBB200  = "Megatron-Bridge llama3_workload_base_configs.py B200 preset"
 	srcMBGB200 = "Megatron-Bridge llama3_workload_base_configs.py GB200 preset"
 	srcGemma2  = "NeMo 2 recipe gemma2 pretrain_recipe/finetune_recipe defaults"
+	srcRL8B    = "NeMo-RL examples/configs/grpo_math_8B_megatron.yaml (GRPO, Llama-3.1-8B-Instruct, 1 node × 8 GPUs)"
+	srcRL70B   = "NeMo-RL examples/configs/grpo_math_70B_megatron.yaml (GRPO, Llama-3.3-70B-Instruct: the Llama 3.1 70B architecture, 8 nodes × 8 GPUs)"
 )
 
 // gpuRow is one published pretraining configuration; continued
@@ -110,6 +119,21 @@ func gpuRows() []gpuRow {
 		{ModelGemma2, "27b", "a3-mega", ModeSFT, 2, 8, 2, 1, 0, false, "bf16", 1, 32, 2048, containerNeMo2511, srcGemma2 + " (27B full SFT: TP8 PP2)"},
 		{ModelGemma2, "27b", "a3-ultra", ModeSFT, 2, 8, 2, 1, 0, false, "bf16", 1, 32, 2048, containerNeMo2511, srcGemma2 + " (27B full SFT: TP8 PP2)"},
 		{ModelGemma2, "27b", "a4", ModeSFT, 2, 8, 2, 1, 0, false, "bf16", 1, 32, 2048, containerNeMo2511, srcGemma2 + " (27B full SFT: TP8 PP2)"},
+		// Llama 3.1 RL (GRPO, NeMo-RL Megatron backend, bf16: NeMo-RL's
+		// Llama recipes train in bf16). The same 8 and 64 GPUs on every
+		// profile; A4X VMs hold 4 GPUs, so twice the VMs. NeMo-RL publishes
+		// no GRPO recipe for Llama 3.1 405B or Gemma 2, so the catalog has
+		// no rl rows for them (Lookup lists the modes they have).
+		{ModelLlama31, "8b", "a3-high", ModeRL, 1, 1, 2, 1, 0, false, "bf16", 1, 512, 4096, containerNeMoRL, srcRL8B},
+		{ModelLlama31, "8b", "a3-mega", ModeRL, 1, 1, 2, 1, 0, false, "bf16", 1, 512, 4096, containerNeMoRL, srcRL8B},
+		{ModelLlama31, "8b", "a3-ultra", ModeRL, 1, 1, 2, 1, 0, false, "bf16", 1, 512, 4096, containerNeMoRL, srcRL8B},
+		{ModelLlama31, "8b", "a4", ModeRL, 1, 1, 2, 1, 0, false, "bf16", 1, 512, 4096, containerNeMoRL, srcRL8B},
+		{ModelLlama31, "8b", "a4x", ModeRL, 2, 1, 2, 1, 0, false, "bf16", 1, 512, 4096, containerNeMoRL, srcRL8B + " on 2 A4X VMs"},
+		{ModelLlama31, "70b", "a3-high", ModeRL, 8, 4, 4, 1, 0, false, "bf16", 1, 512, 4096, containerNeMoRL, srcRL70B},
+		{ModelLlama31, "70b", "a3-mega", ModeRL, 8, 4, 4, 1, 0, false, "bf16", 1, 512, 4096, containerNeMoRL, srcRL70B},
+		{ModelLlama31, "70b", "a3-ultra", ModeRL, 8, 4, 4, 1, 0, false, "bf16", 1, 512, 4096, containerNeMoRL, srcRL70B},
+		{ModelLlama31, "70b", "a4", ModeRL, 8, 4, 4, 1, 0, false, "bf16", 1, 512, 4096, containerNeMoRL, srcRL70B},
+		{ModelLlama31, "70b", "a4x", ModeRL, 16, 4, 4, 1, 0, false, "bf16", 1, 512, 4096, containerNeMoRL, srcRL70B + " on 16 A4X VMs"},
 	}
 }
 
@@ -136,6 +160,13 @@ func gpuHyperparameters(row gpuRow, mode string) map[string]string {
 		hp["learning_rate"], hp["warmup_steps"] = "0.0001", "100"
 	case ModeSFT:
 		hp["learning_rate"], hp["min_learning_rate"], hp["warmup_steps"] = "0.000005", "0", "50"
+	case ModeRL:
+		// NeMo-RL grpo_math_{8B,70B}_megatron.yaml: Adam 3e-7 → 3e-8
+		// (constant after 13 warmup iterations), 64 prompts × 32
+		// generations per step, a checkpoint every 10 steps (save_period).
+		hp["learning_rate"], hp["min_learning_rate"], hp["warmup_steps"] = "0.0000003", "0.00000003", "13"
+		hp["save_interval_steps"] = "10"
+		hp["num_prompts_per_step"], hp["num_generations_per_prompt"] = "64", "32"
 	}
 	return hp
 }
@@ -155,7 +186,10 @@ func gpuRecipes() []Recipe {
 		}
 		for _, mode := range modes {
 			launcher := launcherMegatronBridge
-			if row.model == ModelGemma2 {
+			switch {
+			case mode == ModeRL:
+				launcher = launcherNeMoRL
+			case row.model == ModelGemma2:
 				launcher = launcherNeMo2
 			}
 			out = append(out, Recipe{
@@ -165,9 +199,12 @@ func gpuRecipes() []Recipe {
 				VirtualPipeline: row.vp, FSDP: row.fsdp,
 				Precision: row.precision, MicroBatch: row.mbs, GlobalBatch: row.gbs, SeqLength: row.seq,
 				Container: row.container, Launcher: launcher,
-				NeedsResumeFrom: mode == ModeContinuedPretrain,
-				Hyperparameters: gpuHyperparameters(row, mode),
-				Source:          row.source,
+				NeedsResumeFrom:             mode == ModeContinuedPretrain,
+				Hyperparameters:             gpuHyperparameters(row, mode),
+				Parameters:                  gpuParameterCount(row.model, row.size),
+				CheckpointBytesPerParameter: megatronCheckpointBytesPerParameter,
+				MaxSteps:                    defaultMaxSteps(true, mode),
+				Source:                      row.source,
 			})
 		}
 	}

@@ -30,6 +30,9 @@ var hyperSpecs = map[string]hyperSpec{
 	"seed":                {integer: true, min: 0},
 	"log_every":           {integer: true, min: 1},
 	"save_interval_steps": {integer: true, min: 1},
+	// GRPO (rl): prompts per step and rollouts per prompt.
+	"num_prompts_per_step":       {integer: true, min: 1},
+	"num_generations_per_prompt": {integer: true, min: 2},
 }
 
 // ResolveHyperparameters returns the recipe's hyperparameters with the

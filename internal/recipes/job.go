@@ -38,6 +38,10 @@ type Job struct {
 	Hyperparameters map[string]string `json:"hyperparameters,omitempty"`
 	// ContainerImage overrides the recipe's container (GPU recipes).
 	ContainerImage string `json:"container_image,omitempty"`
+	// Precision overrides the recipe's (bf16, fp8); empty: the recipe's.
+	// It must be one the profile trains in (catalog.TrainingPrecisions),
+	// and only Megatron-Bridge recipes switch precision by a flag.
+	Precision string `json:"precision,omitempty"`
 	// Env is extra environment for every task.
 	Env map[string]string `json:"env,omitempty"`
 
@@ -66,13 +70,18 @@ type Checkpoint struct {
 	// IntervalSeconds > 0 is a fixed interval; 0 with Auto is the
 	// Young/Daly interval √(2·C·M), recomputed after each checkpoint from
 	// the measured cost C and MTBFSeconds.
-	// The CPU trainer applies both. GPU recipes launch Megatron-Bridge or
-	// NeMo, which count checkpoint intervals in steps: they save every
-	// save_interval_steps (a hyperparameter) and on SIGTERM, and the
-	// seconds given here are not converted (the step time is unknown
-	// before the run).
+	// The CPU trainer applies both, timing its own steps. GPU recipes
+	// launch Megatron-Bridge, NeMo or NeMo-RL, which count checkpoint
+	// intervals in steps: the interval (for auto, √(2·C·M) with the planned
+	// CostSeconds) is divided by the recipe's expected step time
+	// (ExpectedStepSeconds); an explicit save_interval_steps hyperparameter
+	// wins over both.
 	IntervalSeconds int  `json:"interval_seconds,omitempty"`
 	Auto            bool `json:"auto,omitempty"`
+	// CostSeconds is the checkpoint cost C estimated at plan: the recipe's
+	// checkpoint size over the write bandwidth of the storage the
+	// directory is on; 0 when that storage has no bandwidth figure.
+	CostSeconds float64 `json:"cost_seconds,omitempty"`
 	// MTBFSeconds is the partition's expected time between interruptions
 	// for the job's node count (catalog figures per family × nodes).
 	MTBFSeconds float64 `json:"mtbf_seconds,omitempty"`

@@ -55,6 +55,17 @@ type Recipe struct {
 	// architecture is the container's named model config.
 	Architecture *Architecture `json:"architecture,omitempty"`
 
+	// Parameters is the model's parameter count (the published size of the
+	// checkpoint the container's model config builds; computed from the
+	// architecture for tiny-gpt).
+	Parameters int64 `json:"parameters"`
+	// CheckpointBytesPerParameter is what a full checkpoint stores per
+	// parameter: weights plus optimizer state (see checkpointsize.go).
+	CheckpointBytesPerParameter int `json:"checkpoint_bytes_per_parameter"`
+	// MaxSteps is the recipe's default training length (the source's
+	// max_steps), used when a job sets none.
+	MaxSteps int `json:"max_steps"`
+
 	// Source says where the defaults are published.
 	Source string `json:"source"`
 }
@@ -138,7 +149,7 @@ func Lookup(model, size, mode, profile string) (Recipe, error) {
 		}
 	}
 	if len(ofMode) == 0 {
-		return Recipe{}, fmt.Errorf("%s %s has no mode %q; modes: %s", model, size, mode, choices(ofSize, func(r Recipe) string { return r.Mode }))
+		return Recipe{}, fmt.Errorf("%s %s has no mode %q; modes: %s%s", model, size, mode, choices(ofSize, func(r Recipe) string { return r.Mode }), noModeReason(model, mode))
 	}
 	for _, r := range ofMode {
 		if r.Profile == profile {
@@ -146,6 +157,17 @@ func Lookup(model, size, mode, profile string) (Recipe, error) {
 		}
 	}
 	return Recipe{}, fmt.Errorf("%s %s %s has no recipe for machine profile %q; profiles: %s", model, size, mode, profile, choices(ofMode, func(r Recipe) string { return r.Profile }))
+}
+
+// noModeReason says why a model lacks a mode, where the catalog knows.
+func noModeReason(model, mode string) string {
+	if mode != ModeRL {
+		return ""
+	}
+	if model == ModelTinyGPT {
+		return ". " + cpuNoRL
+	}
+	return ". NeMo-RL publishes no GRPO recipe for " + model + " at this size, and the catalog holds only published defaults"
 }
 
 // Models lists the catalog's model names.

@@ -14,7 +14,9 @@ func TestLookupNamesTheValidChoices(t *testing.T) {
 	for _, c := range []struct{ model, size, mode, profile, want string }{
 		{"llama4", "8b", ModePretrain, "a4", `model "llama4" is not in the recipe catalog; models: gemma2, llama3.1, tiny-gpt`},
 		{ModelLlama31, "13b", ModePretrain, "a4", `model llama3.1 has no size "13b"; sizes: 405b, 70b, 8b`},
-		{ModelLlama31, "8b", "dpo", "a4", `llama3.1 8b has no mode "dpo"; modes: continued_pretrain, pretrain, sft`},
+		{ModelLlama31, "8b", "dpo", "a4", `llama3.1 8b has no mode "dpo"; modes: continued_pretrain, pretrain, rl, sft`},
+		{ModelTinyGPT, "2m", ModeRL, ProfileCPU, `tiny-gpt 2m has no mode "rl"; modes: continued_pretrain, pretrain, sft. The CPU recipe (tiny-gpt) has no RL mode`},
+		{ModelLlama31, "405b", ModeRL, "a4", `llama3.1 405b has no mode "rl"; modes: continued_pretrain, pretrain. NeMo-RL publishes no GRPO recipe`},
 		{ModelLlama31, "8b", ModePretrain, ProfileCPU, `has no recipe for machine profile "cpu"; profiles: a3-high, a3-mega, a3-ultra, a4, a4x`},
 		{ModelTinyGPT, "2m", ModePretrain, "a4", `profiles: cpu`},
 	} {
@@ -35,6 +37,14 @@ func TestCatalogCoverage(t *testing.T) {
 				if _, err := Lookup(ModelLlama31, size, mode, p); err != nil {
 					t.Error(err)
 				}
+			}
+		}
+	}
+	// RL: NeMo-RL's published GRPO recipes (Llama 3.1 8B and 70B).
+	for _, size := range []string{"8b", "70b"} {
+		for _, p := range profiles {
+			if _, err := Lookup(ModelLlama31, size, ModeRL, p); err != nil {
+				t.Error(err)
 			}
 		}
 	}
@@ -66,6 +76,13 @@ func TestCatalogConsistency(t *testing.T) {
 		if r.NeedsResumeFrom != (r.Mode == ModeContinuedPretrain) {
 			t.Errorf("%s: needs_resume_from = %v", r.Key(), r.NeedsResumeFrom)
 		}
+		if r.MaxSteps < 1 || r.Parameters < 1 || r.CheckpointBytesPerParameter < 1 {
+			t.Errorf("%s: max_steps %d, parameters %d, checkpoint bytes per parameter %d", r.Key(), r.MaxSteps, r.Parameters, r.CheckpointBytesPerParameter)
+		}
+		// The row's precision is one the machine catalog says the profile trains in.
+		if err := catalog.ValidateTrainingPrecision(r.Profile, r.Precision); err != nil {
+			t.Errorf("%s: %v", r.Key(), err)
+		}
 		if !r.GPU() {
 			if r.Architecture == nil {
 				t.Errorf("%s: a CPU recipe needs its architecture", r.Key())
@@ -89,7 +106,7 @@ func TestCatalogConsistency(t *testing.T) {
 		case r.Precision != "fp8" && r.Precision != "bf16":
 			t.Errorf("%s: precision %q", r.Key(), r.Precision)
 		}
-		if r.Container == "" || !strings.HasPrefix(r.Container, "nvcr.io/nvidia/nemo:") {
+		if r.Container == "" || !strings.HasPrefix(r.Container, "nvcr.io/nvidia/nemo:") && !(r.Mode == ModeRL && strings.HasPrefix(r.Container, "nvcr.io/nvidia/nemo-rl:")) {
 			t.Errorf("%s: container %q", r.Key(), r.Container)
 		}
 	}

@@ -91,15 +91,33 @@ flock "$SQSH.lock" bash -c '[ -f "$1" ] || enroot import --output "$1.part" "$2"
 		fmt.Fprintf(&b, "mounts=\"$mounts,%s:%s\"\n", p, p)
 	}
 	b.WriteString("echo \"hypercompute: $SLURM_JOB_NAME ($SLURM_JOB_ID, restart ${SLURM_RESTART_COUNT:-0}) on $SLURM_JOB_NODELIST, master $MASTER_ADDR:$MASTER_PORT\"\n")
+	precision := r.Precision
+	if j.Precision != "" {
+		precision = j.Precision
+	}
+	save, why, err := checkpointSteps(j, r, hp, precision)
+	if err != nil {
+		return Script{}, err
+	}
+	fmt.Fprintf(&b, "# Checkpoint every %d steps: %s.\n", save, why)
+	// NeMo-RL runs on Ray: one task per VM starts a Ray node (ray_launch.sh),
+	// the driver runs on the first. The others start one task per GPU.
+	tasks := gpus
+	if r.Launcher == launcherNeMoRL {
+		tasks = 1
+		if err := heredoc(&b, `"$RUN_DIR/ray_launch.sh"`, "HYPERCOMPUTE_RAY_LAUNCH", rayLaunch); err != nil {
+			return Script{}, err
+		}
+	}
 	// The pyxis --container-* options are srun options inside the script
 	// body, not #SBATCH lines: sbatch without the pyxis plugin (and
 	// `sbatch --test-only` anywhere) rejects unknown #SBATCH options, while
 	// srun lines are only parsed where the step runs, on nodes that have
 	// pyxis.
-	fmt.Fprintf(&b, "srun --kill-on-bad-exit=1 --nodes=%d --ntasks-per-node=%d \\\n", j.Nodes, gpus)
+	fmt.Fprintf(&b, "srun --kill-on-bad-exit=1 --nodes=%d --ntasks-per-node=%d \\\n", j.Nodes, tasks)
 	b.WriteString("  --container-image=\"$SQSH\" --container-mounts=\"$mounts\" --container-workdir=" + containerWorkdir(r) + " \\\n")
 	b.WriteString("  bash -c 'export RANK=$SLURM_PROCID WORLD_SIZE=$SLURM_NTASKS LOCAL_RANK=$SLURM_LOCALID; exec \"$@\"' launch \\\n")
-	for i, arg := range launchArgs(j, r, m, hp, gpus) {
+	for i, arg := range launchArgs(j, r, m, hp, gpus, precision, save) {
 		indent := "    "
 		if i == 0 {
 			indent = "  "
@@ -109,16 +127,56 @@ flock "$SQSH.lock" bash -c '[ -f "$1" ] || enroot import --output "$1.part" "$2"
 	b.WriteString("  &\n")
 	// Megatron and NeMo save a checkpoint and exit on SIGTERM (the exit
 	// signal handler), so USR1 is forwarded as TERM; any stop after a USR1
-	// requeues.
+	// requeues. NeMo-RL has no such handler: it saves every save_period
+	// steps and, before the time limit, by checkpoint_must_save_by; a TERM
+	// loses the steps since its last save.
 	signalForwarding(&b, "TERM", `[ "$stop_signal" = USR1 ]`)
 	return Script{Body: b.String(), Sbatch: flags, NeedsBatchSignal: true, MakeDirs: []string{j.RunDir}}, nil
 }
 
 func containerWorkdir(r Recipe) string {
-	if r.Launcher == launcherMegatronBridge {
+	switch r.Launcher {
+	case launcherMegatronBridge:
 		return "/opt/Megatron-Bridge"
+	case launcherNeMoRL:
+		return "/opt/nemo-rl"
 	}
 	return "/workspace"
+}
+
+// rayLaunch runs as the one task per VM of a NeMo-RL job: the first task
+// starts the Ray head, waits for every VM's Ray node, runs the driver (its
+// arguments) and then writes a done file; the others join the head and
+// leave when the done file appears or the head is gone.
+const rayLaunch = `#!/bin/bash
+set -o pipefail
+gpus=${SLURM_GPUS_ON_NODE:-$(nvidia-smi -L | wc -l)}
+done_file="$(dirname "$0")/ray-done-$SLURM_JOB_ID-${SLURM_RESTART_COUNT:-0}"
+if [ "$SLURM_PROCID" = 0 ]; then
+  ray start --head --node-ip-address="$MASTER_ADDR" --port="$MASTER_PORT" --num-gpus="$gpus" || exit 1
+  until [ "$(ray list nodes --filter state=ALIVE 2>/dev/null | grep -c ALIVE)" -ge "$SLURM_NNODES" ]; do sleep 5; done
+  "$@"; rc=$?
+  touch "$done_file"
+  ray stop
+  exit "$rc"
+fi
+ray start --address="$MASTER_ADDR:$MASTER_PORT" --num-gpus="$gpus" || exit 1
+while [ ! -e "$done_file" ] && ray status --address="$MASTER_ADDR:$MASTER_PORT" >/dev/null 2>&1; do sleep 10; done
+ray stop
+`
+
+// nemoRLConfigs: NeMo-RL's GRPO config (Megatron backend) of each size,
+// and the Hugging Face model it starts from.
+var nemoRLConfigs = map[string][2]string{
+	"8b":  {"examples/configs/grpo_math_8B_megatron.yaml", "meta-llama/Llama-3.1-8B-Instruct"},
+	"70b": {"examples/configs/grpo_math_70B_megatron.yaml", "meta-llama/Llama-3.1-70B-Instruct"},
+}
+
+// mustSaveBy is NeMo-RL's checkpoint_must_save_by (DD:HH:MM:SS of the
+// run's wall time): the time limit less the signal lead.
+func mustSaveBy(j Job) string {
+	s := j.TimeLimit*60 - j.SignalLead
+	return fmt.Sprintf("%02d:%02d:%02d:%02d", s/86400, s%86400/3600, s%3600/60, s%60)
 }
 
 // checkParallelism: TP·PP·CP must divide the job's GPUs, and the global
@@ -137,8 +195,45 @@ func checkParallelism(r Recipe, hp map[string]string, gpus int) error {
 }
 
 // launchArgs is the training command each task runs inside the container.
-func launchArgs(j Job, r Recipe, m catalog.MachineType, hp map[string]string, gpusPerNode int) []string {
-	keep, save := j.Checkpoint.KeepLast, hp["save_interval_steps"]
+func launchArgs(j Job, r Recipe, m catalog.MachineType, hp map[string]string, gpusPerNode int, precision string, saveSteps int) []string {
+	keep, save := j.Checkpoint.KeepLast, itoa(saveSteps)
+	if r.Launcher == launcherNeMoRL {
+		cfg := nemoRLConfigs[r.Size]
+		model := cfg[1]
+		if j.Checkpoint.ResumeFrom != "" {
+			model = j.Checkpoint.ResumeFrom
+		}
+		args := []string{
+			`bash "$RUN_DIR/ray_launch.sh"`,
+			"uv run python examples/run_grpo_math.py",
+			"--config " + cfg[0],
+			fmt.Sprintf("cluster.num_nodes=%d", j.Nodes),
+			fmt.Sprintf("cluster.gpus_per_node=%d", gpusPerNode),
+			"policy.model_name=" + shq(model),
+			fmt.Sprintf("grpo.max_num_steps=%d", j.MaxSteps),
+			"grpo.num_prompts_per_step=" + hp["num_prompts_per_step"],
+			"grpo.num_generations_per_prompt=" + hp["num_generations_per_prompt"],
+			"policy.train_global_batch_size=" + hp["global_batch"],
+			"policy.train_micro_batch_size=" + hp["micro_batch"],
+			"policy.max_total_sequence_length=" + hp["seq_length"],
+			fmt.Sprintf("policy.megatron_cfg.tensor_model_parallel_size=%d", r.TensorParallel),
+			fmt.Sprintf("policy.megatron_cfg.pipeline_model_parallel_size=%d", r.PipelineParallel),
+			fmt.Sprintf("policy.megatron_cfg.context_parallel_size=%d", r.ContextParallel),
+			"policy.megatron_cfg.optimizer.lr=" + hp["learning_rate"],
+			"policy.megatron_cfg.optimizer.min_lr=" + hp["min_learning_rate"],
+			"policy.megatron_cfg.scheduler.lr_warmup_iters=" + hp["warmup_steps"],
+			"checkpointing.enabled=true",
+			"checkpointing.checkpoint_dir=" + shq(j.Checkpoint.Dir),
+			"checkpointing.save_period=" + save,
+			fmt.Sprintf("checkpointing.keep_top_k=%d", keep),
+			"logger.log_dir=" + shq(tensorboardDir(j)),
+			"logger.tensorboard_enabled=true",
+		}
+		if j.TimeLimit > 0 {
+			args = append(args, "checkpointing.checkpoint_must_save_by="+mustSaveBy(j))
+		}
+		return args
+	}
 	if r.Launcher == launcherNeMo2 {
 		verb, factory := "pretrain", r.Model+"_"+r.Size
 		if r.Mode == ModeSFT {
@@ -170,7 +265,7 @@ func launchArgs(j Job, r Recipe, m catalog.MachineType, hp map[string]string, gp
 		return args
 	}
 	dtype := "bf16"
-	if r.Precision == "fp8" {
+	if precision == catalog.PrecisionFP8 {
 		dtype = "fp8_cs"
 	}
 	args := []string{

@@ -21,7 +21,7 @@ func goldenJob(r Recipe) Job {
 		Schema: 1, Name: "train-" + strings.ReplaceAll(r.Model+"-"+r.Size, ".", ""), Cluster: "ml-prod",
 		Partition: "gpu-" + r.Profile, Model: r.Model, Size: r.Size, Mode: r.Mode, Profile: r.Profile,
 		Nodes: r.Nodes, TasksPerNode: tasks, MaxSteps: 1000,
-		Checkpoint: Checkpoint{Dir: "/lustre/checkpoints/run1", Auto: true, MTBFSeconds: 36000, KeepLast: 3},
+		Checkpoint: Checkpoint{Dir: "/lustre/checkpoints/run1", Auto: true, MTBFSeconds: 36000, CostSeconds: 60, KeepLast: 3},
 		RunDir:     "/home/runs/run1", TensorBoardDir: "/lustre/tensorboard/run1",
 		SignalLead: 300, TimeLimit: 1440, Generation: "g1",
 		Env: map[string]string{"HF_HOME": "/lustre/hf"},
@@ -108,7 +108,15 @@ func TestGPUScriptContents(t *testing.T) {
 		for _, p := range stackMounts[m.NICStack] {
 			want = append(want, p+":"+p)
 		}
-		if r.Launcher == launcherMegatronBridge {
+		switch r.Launcher {
+		case launcherNeMoRL:
+			want = append(want, "policy.megatron_cfg.tensor_model_parallel_size="+itoa(r.TensorParallel)+" ",
+				"policy.megatron_cfg.pipeline_model_parallel_size="+itoa(r.PipelineParallel)+" ",
+				"checkpointing.enabled=true", "checkpointing.checkpoint_dir='/lustre/checkpoints/run1'",
+				"checkpointing.keep_top_k=3", "checkpointing.checkpoint_must_save_by=00:23:55:00",
+				"grpo.num_generations_per_prompt=32", `bash "$RUN_DIR/ray_launch.sh"`,
+				"--ntasks-per-node=1 \\\n", "ray start --head")
+		case launcherMegatronBridge:
 			want = append(want, "--tensor_model_parallel_size "+itoa(r.TensorParallel)+" ",
 				"--pipeline_model_parallel_size "+itoa(r.PipelineParallel)+" ",
 				"--context_parallel_size "+itoa(r.ContextParallel)+" ",
@@ -119,7 +127,7 @@ func TestGPUScriptContents(t *testing.T) {
 			} else {
 				want = append(want, "--compute_dtype bf16")
 			}
-		} else {
+		default:
 			want = append(want, "trainer.strategy.tensor_model_parallel_size="+itoa(r.TensorParallel)+" ",
 				"log.ckpt.save_top_k=3", "resume.resume_if_exists=true")
 		}

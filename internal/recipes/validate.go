@@ -5,6 +5,8 @@ import (
 	"path"
 	"regexp"
 	"strings"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
 )
 
 // Slurm job and partition names go into #SBATCH lines and scontrol calls
@@ -65,6 +67,14 @@ func Validate(j Job) (Recipe, error) {
 			return r, err
 		}
 	}
+	if j.Precision != "" && j.Precision != r.Precision {
+		if err := catalog.ValidateTrainingPrecision(r.Profile, j.Precision); err != nil {
+			return r, fmt.Errorf("precision = %q: %w", j.Precision, err)
+		}
+		if r.Launcher != launcherMegatronBridge {
+			return r, fmt.Errorf("precision = %q: recipe %s (%s) runs in %s only; only Megatron-Bridge recipes switch precision", j.Precision, r.Key(), r.Launcher, r.Precision)
+		}
+	}
 	if r.NeedsResumeFrom && j.Checkpoint.ResumeFrom == "" {
 		return r, fmt.Errorf("checkpoint.resume_from is required: mode %s starts from an existing checkpoint", j.Mode)
 	}
@@ -76,6 +86,10 @@ func Validate(j Job) (Recipe, error) {
 		return r, fmt.Errorf("checkpoint.mtbf_seconds = %g: the auto interval √(2·C·M) needs the partition's MTBF M > 0", c.MTBFSeconds)
 	case !c.Auto && c.IntervalSeconds < 1:
 		return r, fmt.Errorf("checkpoint.interval_seconds = %d: give an interval of at least 1 s, or auto", c.IntervalSeconds)
+	case c.CostSeconds < 0:
+		return r, fmt.Errorf("checkpoint.cost_seconds = %g must not be negative", c.CostSeconds)
+	case !c.Auto && float64(c.IntervalSeconds) < c.CostSeconds:
+		return r, fmt.Errorf("checkpoint.interval_seconds = %d is shorter than the checkpoint cost %.1f s: the job would spend all its time checkpointing", c.IntervalSeconds, c.CostSeconds)
 	}
 	if c.KeepLast < 1 {
 		return r, fmt.Errorf("checkpoint.keep_last = %d must be at least 1", c.KeepLast)

@@ -53,6 +53,7 @@ mounts="$CKPT_DIR:$CKPT_DIR,$RUN_DIR:$RUN_DIR,/home:/home"
 mounts="$mounts,/var/lib/tcpx:/var/lib/tcpx"
 mounts="$mounts,/run/tcpx:/run/tcpx"
 echo "hypercompute: $SLURM_JOB_NAME ($SLURM_JOB_ID, restart ${SLURM_RESTART_COUNT:-0}) on $SLURM_JOB_NODELIST, master $MASTER_ADDR:$MASTER_PORT"
+# Checkpoint every 615 steps: auto: Young/Daly √(2 × C 60.0 s × M 36000 s) = 2078 s / expected step 3.38 s (6·N·tokens at 40% of peak bf16) = 615 steps.
 srun --kill-on-bad-exit=1 --nodes=2 --ntasks-per-node=8 \
   --container-image="$SQSH" --container-mounts="$mounts" --container-workdir=/workspace \
   bash -c 'export RANK=$SLURM_PROCID WORLD_SIZE=$SLURM_NTASKS LOCAL_RANK=$SLURM_LOCALID; exec "$@"' launch \
@@ -74,7 +75,7 @@ srun --kill-on-bad-exit=1 --nodes=2 --ntasks-per-node=8 \
     log.log_dir='/home/runs/run1' \
     log.ckpt.dirpath='/lustre/checkpoints/run1' \
     log.ckpt.save_top_k=3 \
-    log.ckpt.every_n_train_steps=500 \
+    log.ckpt.every_n_train_steps=615 \
     resume.resume_if_exists=true \
     resume.resume_ignore_no_checkpoint=true \
   &

@@ -33,6 +33,7 @@ mounts="$CKPT_DIR:$CKPT_DIR,$RUN_DIR:$RUN_DIR,/home:/home"
 [ -d /lustre ] && mounts="$mounts,/lustre:/lustre"
 mounts="$mounts,/usr/local/gib:/usr/local/gib"
 echo "hypercompute: $SLURM_JOB_NAME ($SLURM_JOB_ID, restart ${SLURM_RESTART_COUNT:-0}) on $SLURM_JOB_NODELIST, master $MASTER_ADDR:$MASTER_PORT"
+# Checkpoint every 260 steps: auto: Young/Daly √(2 × C 60.0 s × M 36000 s) = 2078 s / expected step 7.98 s (6·N·tokens at 40% of peak fp8) = 260 steps.
 srun --kill-on-bad-exit=1 --nodes=2 --ntasks-per-node=8 \
   --container-image="$SQSH" --container-mounts="$mounts" --container-workdir=/opt/Megatron-Bridge \
   bash -c 'export RANK=$SLURM_PROCID WORLD_SIZE=$SLURM_NTASKS LOCAL_RANK=$SLURM_LOCALID; exec "$@"' launch \
@@ -55,7 +56,7 @@ srun --kill-on-bad-exit=1 --nodes=2 --ntasks-per-node=8 \
     scheduler.lr_warmup_iters=100 \
     checkpoint.save='/lustre/checkpoints/run1' \
     checkpoint.load='/lustre/checkpoints/run1' \
-    checkpoint.save_interval=500 \
+    checkpoint.save_interval=260 \
     checkpoint.most_recent_k=3 \
     train.exit_signal_handler=true \
     logger.tensorboard_dir='/lustre/tensorboard/run1' \

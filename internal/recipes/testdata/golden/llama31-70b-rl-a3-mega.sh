@@ -1,0 +1,107 @@
+#!/bin/bash
+# hypercompute recipe job train-llama31-70b: llama3.1/70b/rl@a3-mega (generation g1)
+#SBATCH --job-name=train-llama31-70b
+#SBATCH --partition=gpu-a3-mega
+#SBATCH --nodes=8
+#SBATCH --ntasks-per-node=8
+#SBATCH --gpus-per-node=8
+#SBATCH --exclusive
+#SBATCH --requeue
+#SBATCH --signal=B:USR1@300
+#SBATCH --open-mode=append
+#SBATCH --output=/home/runs/run1/slurm-%j.out
+#SBATCH --time=1440
+set -o pipefail
+RUN_DIR='/home/runs/run1'
+CKPT_DIR='/lustre/checkpoints/run1'
+mkdir -p "$RUN_DIR" "$CKPT_DIR"
+# NCCL environment of the tcpxo NIC stack (a3-megagpu-8g), from the machine catalog.
+export LD_LIBRARY_PATH=/var/lib/tcpxo/lib64:${LD_LIBRARY_PATH}
+source /var/lib/tcpxo/lib64/nccl-env-profile.sh
+export NCCL_FASTRAK_CTRL_DEV=enp0s12
+export NCCL_FASTRAK_IFNAME=enp6s0,enp7s0,enp13s0,enp14s0,enp134s0,enp135s0,enp141s0,enp142s0
+export NCCL_SOCKET_IFNAME=enp0s12
+export NCCL_FASTRAK_LLCM_DEVICE_DIRECTORY=/dev/aperture_devices
+first_node=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n1)
+first_addr=$(scontrol -o show node "$first_node" | tr ' ' '\n' | sed -n 's/^NodeAddr=//p')
+export MASTER_ADDR=${first_addr:-$first_node}
+# One port per job id: a requeued run (same id) reuses it, two jobs sharing a
+# node do not collide.
+export MASTER_PORT=$((20000 + SLURM_JOB_ID % 20000))
+export HF_HOME='/lustre/hf'
+IMAGE='docker://nvcr.io#nvidia/nemo-rl:v0.4.0'
+SQSH=${HYPERCOMPUTE_ENROOT_CACHE:-/home/.hypercompute/enroot}/nvcr.io+nvidia+nemo-rl+v0.4.0.sqsh
+mkdir -p "$(dirname "$SQSH")"
+flock "$SQSH.lock" bash -c '[ -f "$1" ] || enroot import --output "$1.part" "$2" && mv -f "$1.part" "$1"' _ "$SQSH" "$IMAGE" || { echo "enroot import of $IMAGE failed" >&2; exit 1; }
+mounts="$CKPT_DIR:$CKPT_DIR,$RUN_DIR:$RUN_DIR,/home:/home"
+[ -d /lustre ] && mounts="$mounts,/lustre:/lustre"
+mounts="$mounts,/var/lib/tcpxo:/var/lib/tcpxo"
+mounts="$mounts,/dev/aperture_devices:/dev/aperture_devices"
+echo "hypercompute: $SLURM_JOB_NAME ($SLURM_JOB_ID, restart ${SLURM_RESTART_COUNT:-0}) on $SLURM_JOB_NODELIST, master $MASTER_ADDR:$MASTER_PORT"
+# Checkpoint every 14 steps: auto: Young/Daly √(2 × C 60.0 s × M 36000 s) = 2078 s / expected step 140.35 s (6·N·tokens at 40% of peak bf16) = 14 steps.
+cat > "$RUN_DIR/ray_launch.sh".new <<'HYPERCOMPUTE_RAY_LAUNCH'
+#!/bin/bash
+set -o pipefail
+gpus=${SLURM_GPUS_ON_NODE:-$(nvidia-smi -L | wc -l)}
+done_file="$(dirname "$0")/ray-done-$SLURM_JOB_ID-${SLURM_RESTART_COUNT:-0}"
+if [ "$SLURM_PROCID" = 0 ]; then
+  ray start --head --node-ip-address="$MASTER_ADDR" --port="$MASTER_PORT" --num-gpus="$gpus" || exit 1
+  until [ "$(ray list nodes --filter state=ALIVE 2>/dev/null | grep -c ALIVE)" -ge "$SLURM_NNODES" ]; do sleep 5; done
+  "$@"; rc=$?
+  touch "$done_file"
+  ray stop
+  exit "$rc"
+fi
+ray start --address="$MASTER_ADDR:$MASTER_PORT" --num-gpus="$gpus" || exit 1
+while [ ! -e "$done_file" ] && ray status --address="$MASTER_ADDR:$MASTER_PORT" >/dev/null 2>&1; do sleep 10; done
+ray stop
+HYPERCOMPUTE_RAY_LAUNCH
+mv -f "$RUN_DIR/ray_launch.sh".new "$RUN_DIR/ray_launch.sh"
+srun --kill-on-bad-exit=1 --nodes=8 --ntasks-per-node=1 \
+  --container-image="$SQSH" --container-mounts="$mounts" --container-workdir=/opt/nemo-rl \
+  bash -c 'export RANK=$SLURM_PROCID WORLD_SIZE=$SLURM_NTASKS LOCAL_RANK=$SLURM_LOCALID; exec "$@"' launch \
+  bash "$RUN_DIR/ray_launch.sh" \
+    uv run python examples/run_grpo_math.py \
+    --config examples/configs/grpo_math_70B_megatron.yaml \
+    cluster.num_nodes=8 \
+    cluster.gpus_per_node=8 \
+    policy.model_name='meta-llama/Llama-3.1-70B-Instruct' \
+    grpo.max_num_steps=1000 \
+    grpo.num_prompts_per_step=64 \
+    grpo.num_generations_per_prompt=32 \
+    policy.train_global_batch_size=512 \
+    policy.train_micro_batch_size=1 \
+    policy.max_total_sequence_length=4096 \
+    policy.megatron_cfg.tensor_model_parallel_size=4 \
+    policy.megatron_cfg.pipeline_model_parallel_size=4 \
+    policy.megatron_cfg.context_parallel_size=1 \
+    policy.megatron_cfg.optimizer.lr=0.0000003 \
+    policy.megatron_cfg.optimizer.min_lr=0.00000003 \
+    policy.megatron_cfg.scheduler.lr_warmup_iters=13 \
+    checkpointing.enabled=true \
+    checkpointing.checkpoint_dir='/lustre/checkpoints/run1' \
+    checkpointing.save_period=14 \
+    checkpointing.keep_top_k=3 \
+    logger.log_dir='/lustre/tensorboard/run1' \
+    logger.tensorboard_enabled=true \
+    checkpointing.checkpoint_must_save_by=00:23:55:00 \
+  &
+step_pid=$!
+stop_signal=""
+trap 'stop_signal=USR1; kill -TERM "$step_pid" 2>/dev/null' USR1
+trap 'stop_signal=TERM; kill -TERM "$step_pid" 2>/dev/null' TERM
+rc=0
+while :; do
+  wait "$step_pid"; rc=$?
+  # wait returns >128 when a trapped signal interrupted it: keep waiting
+  # while the step lives, then take its real status.
+  if [ "$rc" -gt 128 ] && kill -0 "$step_pid" 2>/dev/null; then continue; fi
+  break
+done
+if [ "$rc" -gt 128 ]; then wait "$step_pid" 2>/dev/null; r=$?; [ "$r" -ne 127 ] && rc=$r; fi
+if [ "$stop_signal" = USR1 ] && [ "$stop_signal" != TERM ]; then
+  echo "hypercompute: step stopped after a checkpoint (signal ${stop_signal:-to the tasks}); requeueing job $SLURM_JOB_ID"
+  scontrol requeue "$SLURM_JOB_ID"
+  exit 0
+fi
+exit "$rc"
