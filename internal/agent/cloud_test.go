@@ -22,6 +22,7 @@ import (
 	sn "google.golang.org/api/servicenetworking/v1"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/emulatortest"
@@ -145,6 +146,17 @@ func (c *cloud) createFilestore(id string) (name, ip string) {
 // plus the flags every cluster VM gets.
 func (c *cloud) createVM(name string, items map[string]string) {
 	c.t.Helper()
+	c.createVMOf(name, "e2-standard-2", items)
+}
+
+// createVMOf is createVM of a machine type; one with GPUs stops for host maintenance, as Compute
+// requires.
+func (c *cloud) createVMOf(name, machineType string, items map[string]string) {
+	c.t.Helper()
+	var sched *computepb.Scheduling
+	if m, _ := catalog.Machine(machineType); m.HasGPU() {
+		sched = &computepb.Scheduling{OnHostMaintenance: proto.String("TERMINATE"), AutomaticRestart: proto.Bool(true)}
+	}
 	md := &computepb.Metadata{}
 	all := map[string]string{cc.GuestAttributesKey: "TRUE", "enable-oslogin": "TRUE", "block-project-ssh-keys": "TRUE"}
 	for k, v := range items {
@@ -155,11 +167,12 @@ func (c *cloud) createVM(name string, items map[string]string) {
 	}
 	op, err := c.instances.Insert(c.ctx, &computepb.InsertInstanceRequest{Project: project, Zone: zone, InstanceResource: &computepb.Instance{
 		Name:        proto.String(name),
-		MachineType: proto.String("zones/" + zone + "/machineTypes/e2-standard-2"),
+		MachineType: proto.String("zones/" + zone + "/machineTypes/" + machineType),
 		Disks: []*computepb.AttachedDisk{{Boot: proto.Bool(true), AutoDelete: proto.Bool(true),
 			InitializeParams: &computepb.AttachedDiskInitializeParams{SourceImage: proto.String("projects/debian-cloud/global/images/family/debian-12")}}},
 		NetworkInterfaces: []*computepb.NetworkInterface{{Subnetwork: proto.String("regions/" + region + "/subnetworks/sub")}},
 		Metadata:          md,
+		Scheduling:        sched,
 	}})
 	if err == nil {
 		err = op.Wait(c.ctx)

@@ -10,6 +10,7 @@ import (
 
 	"cloud.google.com/go/compute/apiv1/computepb"
 
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 )
 
@@ -41,13 +42,22 @@ type healthCluster struct {
 	c          *cloud
 	controller string
 	nodes      []string
+	part       cc.Partition
 	lastHealth cc.ClusterHealth
 }
 
 func startHealthCluster(tb testing.TB, name string, nodes int, policy cc.HealthPolicy) *healthCluster {
 	tb.Helper()
+	return startHealthClusterOf(tb, name, "e2-standard-2", nodes, policy)
+}
+
+// startHealthClusterOf is startHealthCluster with one partition of a machine type ("cpu", or "gpu"
+// for a machine type with GPUs, whose VMs get the GPU tool stand-ins and device files).
+func startHealthClusterOf(tb testing.TB, name, machineType string, nodes int, policy cc.HealthPolicy) *healthCluster {
+	tb.Helper()
 	requireSlurm(tb)
 	c := startCloud(tb)
+	h := &healthCluster{tb: tb, c: c, controller: cc.ControllerName(name)}
 	agentPath, agentSum := buildAgent(tb)
 	c.network()
 	_, fsIP := c.createFilestore("home")
@@ -57,8 +67,15 @@ func startHealthCluster(tb testing.TB, name string, nodes int, policy cc.HealthP
 		Mounts:     cc.Mounts{Home: cc.NFSMount{Server: fsIP, Share: "/home"}},
 		Agents:     []cc.AgentRef{{Version: testVersion, URL: "file://" + agentPath, SHA256: agentSum}},
 		Slurm:      cc.SlurmSettings{SchedulerParameters: []string{"batch_sched_delay=0", "sched_min_interval=0"}},
+		// The machine type's CPUs and memory, not this machine's, as slurmd reports them.
+		LocalRuntime: true,
 	}
-	parts := []cc.Partition{{Name: "cpu", MachineType: "e2-standard-2", StaticNodes: nodes, Default: true}}
+	pname := "cpu"
+	if m, _ := catalog.Machine(machineType); m.HasGPU() {
+		pname = "gpu"
+	}
+	parts := []cc.Partition{{Name: pname, MachineType: machineType, StaticNodes: nodes, Default: true}}
+	h.part = parts[0]
 	partition, err := cc.EncodePartition(cluster.Name, parts[0])
 	if err != nil {
 		tb.Fatal(err)
@@ -67,16 +84,15 @@ func startHealthCluster(tb testing.TB, name string, nodes int, policy cc.HealthP
 	if err != nil {
 		tb.Fatal(err)
 	}
-	h := &healthCluster{tb: tb, c: c, controller: cc.ControllerName(name)}
 	ctlItems := payload(tb, cluster, cc.RoleController, nil, nil)
 	ctlItems[cc.ClusterKey] = encodeCluster(tb, cluster)
-	ctlItems[cc.PartitionKey("cpu")] = string(partition)
+	ctlItems[cc.PartitionKey(pname)] = string(partition)
 	ctlItems[cc.HealthPolicyKey(policy.Name)] = string(pol)
 	c.createVM(h.controller, ctlItems)
 	for i := range nodes {
 		n := cc.NodeName(parts[0].Prefix(name), i)
 		h.nodes = append(h.nodes, n)
-		c.createVM(n, payload(tb, cluster, cc.RoleCompute, &parts[0], nil))
+		c.createVMOf(n, machineType, payload(tb, cluster, cc.RoleCompute, &parts[0], nil))
 	}
 	c.waitAttrs(h.controller, "policy applied", 120*time.Second, func(a map[string]string) bool {
 		return a[cc.HealthPolicyAttr(policy.Name)] == policy.Generation

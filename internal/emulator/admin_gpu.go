@@ -5,6 +5,7 @@ import (
 	"path"
 	"sync"
 
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/core"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/gpustandin"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/instances"
@@ -56,6 +57,24 @@ func (e *Emulator) gpuTools(key string) map[string][]byte {
 	}
 	tools, _ := gpustandin.Tools(path.Base(inst.GetMachineType()), key, f)
 	return tools
+}
+
+// gpuDevices is how many GPU device files (/dev/nvidiaN) a VM boots with: its machine type's GPU
+// count, which gres.conf names.
+func (e *Emulator) gpuDevices(key string) int {
+	svc, ok := e.srv.Component("instances").(*instances.Service)
+	if !ok {
+		return 0
+	}
+	inst, ok := svc.Instance(key)
+	if !ok {
+		return 0
+	}
+	m, ok := catalog.Machine(path.Base(inst.GetMachineType()))
+	if !ok || !m.HasGPU() {
+		return 0
+	}
+	return m.GPU.Count
 }
 
 // registerGPUFaults lets tests make a VM's GPU tool stand-ins report a fault (ECC errors, a missing

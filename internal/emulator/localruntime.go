@@ -106,6 +106,7 @@ func (e *Emulator) AttachLocalRuntime(cfg LocalRuntimeConfig) (*vmruntime.Runtim
 		EmulatorURL:    lr.cfg.EmulatorURL,
 		ResolveStorage: e.resolveStorage,
 		SbinFiles:      e.gpuTools,
+		GPUDevices:     e.gpuDevices,
 	})
 	if err != nil {
 		return nil, err

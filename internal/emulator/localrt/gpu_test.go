@@ -1,6 +1,7 @@
 package localrt
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -37,6 +38,17 @@ func TestGPUToolStandInsFollowTheHost(t *testing.T) {
 	if got := query(); got != "0, NVIDIA L4, 0" {
 		t.Fatalf("a healthy g2-standard-12 answers %q", got)
 	}
+	// Its GPU device files, which gres.conf names, exist in its /dev only, beside the machine's
+	// devices and their submounts.
+	devs := func(vm string) string {
+		return strings.TrimSpace(c.exec(vm, "sh", "-c", "stat -c '%n %F %t:%T' /dev/nvidia* 2>/dev/null; test -c /dev/null && test -d /dev/pts && echo null pts"))
+	}
+	if got, want := devs("g2"), "/dev/nvidia0 character special file c3:0\n/dev/nvidiactl character special file c3:ff\nnull pts"; got != want {
+		t.Errorf("the GPU VM's /dev shows %q, want %q", got, want)
+	}
+	if _, err := os.Stat("/dev/nvidia0"); err == nil {
+		t.Error("the VM's GPU device files showed on the machine")
+	}
 	c.admin("g2", "gpuFault", `{"uncorrectedEcc": 2}`)
 	if got := query(); got != "0, NVIDIA L4, 2" {
 		t.Fatalf("after the fault: %q", got)
@@ -62,5 +74,8 @@ func TestGPUToolStandInsFollowTheHost(t *testing.T) {
 	c.waitSerial("cpu", "startup-script exit status 0", 1, 60*time.Second)
 	if out := strings.TrimSpace(c.exec("cpu", "sh", "-c", "command -v nvidia-smi || echo none")); out != "none" {
 		t.Errorf("an e2-standard-2 VM has nvidia-smi at %s", out)
+	}
+	if got := devs("cpu"); got != "null pts" {
+		t.Errorf("an e2-standard-2 VM's /dev shows %q", got)
 	}
 }

@@ -42,6 +42,10 @@ type Config struct {
 	// SbinFiles gives the executables a host gets in its /usr/sbin at each boot, by HostSpec.ID
 	// (the GPU tool stand-ins of VMs whose machine type has GPUs); nil or empty: none.
 	SbinFiles func(id string) map[string][]byte
+	// GPUDevices gives how many GPU device files (/dev/nvidia0..N-1 and /dev/nvidiactl, NVIDIA's
+	// character devices, major 195) a host sees at each boot, by HostSpec.ID: slurmd refuses a
+	// node whose gres.conf File= is missing. Only that host sees them. nil or 0: none.
+	GPUDevices func(id string) int
 }
 
 // ErrNoHost is returned for an ID the runtime does not hold.

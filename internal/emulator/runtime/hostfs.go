@@ -67,6 +67,7 @@ func (d hostDirs) private(target string) string {
 }
 func (d hostDirs) file(target string) string { return d.private(target) }
 func (d hostDirs) sbinLayer() string         { return filepath.Join(d.root, "sbin-layer") }
+func (d hostDirs) devLayer() string          { return filepath.Join(d.root, "dev-layer") }
 func (d hostDirs) serial() string            { return filepath.Join(d.root, "serial.log") }
 func (d hostDirs) initConfig() string        { return filepath.Join(d.root, "init.json") }
 func (d hostDirs) initLog() string           { return filepath.Join(d.root, "init.log") }
@@ -104,6 +105,9 @@ func (d hostDirs) create() error {
 		if err := os.WriteFile(d.file(f), nil, 0o644); err != nil {
 			return err
 		}
+	}
+	if err := os.MkdirAll(d.devLayer(), 0o700); err != nil {
+		return err
 	}
 	return os.MkdirAll(d.sbinLayer(), 0o700)
 }

@@ -44,6 +44,10 @@ type initConfig struct {
 	Cgroups []hostCgroup `json:"cgroups"`
 	// SbinFiles are further executables in /usr/sbin of this host (the GPU tool stand-ins).
 	SbinFiles map[string][]byte `json:"sbin_files,omitempty"`
+	// GPUDevices: /dev/nvidia0..N-1 and /dev/nvidiactl on an overlay of /dev whose upper layer is
+	// a tmpfs here (DevLayer, an empty dir).
+	GPUDevices int    `json:"gpu_devices,omitempty"`
+	DevLayer   string `json:"dev_layer,omitempty"`
 }
 
 // runInit sets up the host and reports on fd 3 ("ok" or the error), then reaps.
@@ -111,6 +115,11 @@ func setupHost(cfg *initConfig) error {
 	}
 	if err := overlayMountHelpers(cfg.SbinLayer, cfg.SbinFiles); err != nil {
 		return fmt.Errorf("mount helpers on /usr/sbin: %w", err)
+	}
+	if cfg.GPUDevices > 0 {
+		if err := overlayGPUDevices(cfg.DevLayer, cfg.GPUDevices); err != nil {
+			return fmt.Errorf("GPU device files in /dev: %w", err)
+		}
 	}
 	if err := unix.Mount("/", cfg.RootView, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 		return fmt.Errorf("root view: %w", err)

@@ -204,12 +204,14 @@ func (r *Runtime) start(ctx context.Context, h *host) error {
 	}
 	h.cgroups = cgs
 	cfg, err := json.Marshal(initConfig{
-		Cgroups:   cgs,
-		Hostname:  h.spec.Name,
-		RootView:  h.dirs.inRun(inHostRootView),
-		SbinLayer: h.dirs.sbinLayer(),
-		SbinFiles: r.sbinFiles(h.spec),
-		Binds:     binds,
+		Cgroups:    cgs,
+		Hostname:   h.spec.Name,
+		RootView:   h.dirs.inRun(inHostRootView),
+		SbinLayer:  h.dirs.sbinLayer(),
+		SbinFiles:  r.sbinFiles(h.spec),
+		Binds:      binds,
+		GPUDevices: r.gpuDevices(h.spec),
+		DevLayer:   h.dirs.devLayer(),
 	})
 	if err != nil {
 		return err
