@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -45,17 +44,16 @@ type jobStatus struct {
 // job, and with sbatch on the controller where it cannot: slurmrestd
 // v0.0.38 (Slurm 22.05) refuses the batch-only warning signal
 // (--signal=B:USR1@N) checkpointing recipes rely on. State, cancel and
-// requeue go through scontrol and scancel, which every Slurm version has.
+// requeue go through slurm.CLI (scontrol and scancel), which every Slurm
+// version has.
 type slurmJobs struct {
-	layout cc.Layout
-	env    []string
-	rest   *slurm.Client
+	cli  slurm.CLI
+	rest *slurm.Client
 }
 
 func newSlurmJobs(l cc.Layout) *slurmJobs {
 	return &slurmJobs{
-		layout: l,
-		env:    slurmEnv(l),
+		cli: slurmCLI(l),
 		rest: slurm.NewClient(slurm.Config{
 			BaseURL: "http://127.0.0.1:" + strconv.Itoa(cc.SlurmrestdPort),
 			User:    "root",
@@ -76,17 +74,7 @@ func (s *slurmJobs) submit(ctx context.Context, file string, sc recipes.Script) 
 		// A flag the REST API has no field for, or one this server's API
 		// version refuses: sbatch reads the #SBATCH lines itself.
 	}
-	out, err := runCommand(ctx, s.env, "sbatch", "--parsable", file)
-	if err != nil {
-		return 0, err
-	}
-	// --parsable prints "<id>" or "<id>;<cluster>".
-	idText, _, _ := strings.Cut(strings.TrimSpace(lastLines(out, 1)), ";")
-	id, err := strconv.Atoi(idText)
-	if err != nil || id <= 0 {
-		return 0, fmt.Errorf("sbatch printed no job id: %q", out)
-	}
-	return id, nil
+	return s.cli.Submit(ctx, file)
 }
 
 // jobSpecFromFlags maps a script's sbatch flags onto the REST API's job
@@ -147,69 +135,39 @@ func jobSpecFromFlags(sc recipes.Script) (slurm.JobSpec, error) {
 	return spec, nil
 }
 
-var scontrolFieldRE = regexp.MustCompile(`(?:^|\s)(JobState|Reason|NodeList|StdOut|SubmitTime|StartTime|EndTime|Restarts)=(\S*)`)
-
 func (s *slurmJobs) show(ctx context.Context, id int) (jobStatus, error) {
-	out, err := runCommand(ctx, s.env, "scontrol", "-o", "show", "job", strconv.Itoa(id))
+	j, err := s.cli.Job(ctx, id)
+	if errors.Is(err, slurm.ErrNoSuchJob) {
+		return jobStatus{}, errJobUnknown
+	}
 	if err != nil {
-		if strings.Contains(out, "Invalid job id") {
-			return jobStatus{}, errJobUnknown
-		}
 		return jobStatus{}, err
 	}
-	return parseScontrolJob(out)
+	return jobStatusOf(j), nil
 }
 
-// parseScontrolJob reads one line of `scontrol -o show job`. Its times are
-// the controller's local time without a zone.
-func parseScontrolJob(line string) (jobStatus, error) {
-	f := map[string]string{}
-	for _, m := range scontrolFieldRE.FindAllStringSubmatch(line, -1) {
-		if _, seen := f[m[1]]; !seen {
-			f[m[1]] = m[2]
-		}
-	}
-	if f["JobState"] == "" {
-		return jobStatus{}, fmt.Errorf("scontrol show job printed no JobState: %q", clipText(line, 300))
-	}
-	t := func(v string) string {
-		tm, err := time.ParseInLocation("2006-01-02T15:04:05", v, time.Local)
-		if err != nil {
+// jobStatusOf is the report's view of a job: times in UTC, RFC 3339.
+func jobStatusOf(j slurm.JobInfo) jobStatus {
+	t := func(tm time.Time) string {
+		if tm.IsZero() {
 			return ""
 		}
 		return tm.UTC().Format(time.RFC3339)
 	}
-	restarts, _ := strconv.Atoi(f["Restarts"])
-	st := jobStatus{
-		State: f["JobState"], Reason: f["Reason"], StdOut: f["StdOut"], Restarts: restarts,
-		SubmitTime: t(f["SubmitTime"]), StartTime: t(f["StartTime"]), EndTime: t(f["EndTime"]),
+	return jobStatus{
+		State: j.State, Reason: j.Reason, Nodes: j.Nodes, StdOut: j.StdOut, Restarts: j.Restarts,
+		SubmitTime: t(j.SubmitTime), StartTime: t(j.StartTime), EndTime: t(j.EndTime),
 	}
-	if n := f["NodeList"]; n != "(null)" {
-		st.Nodes = n
-	}
-	if st.Reason == "None" {
-		st.Reason = ""
-	}
-	return st, nil
 }
 
-func (s *slurmJobs) cancel(ctx context.Context, id int) error {
-	_, err := runCommand(ctx, s.env, "scancel", strconv.Itoa(id))
-	return err
-}
+func (s *slurmJobs) cancel(ctx context.Context, id int) error { return s.cli.CancelJob(ctx, id) }
 
-func (s *slurmJobs) requeue(ctx context.Context, id int) error {
-	_, err := runCommand(ctx, s.env, "scontrol", "requeue", strconv.Itoa(id))
-	return err
-}
+func (s *slurmJobs) requeue(ctx context.Context, id int) error { return s.cli.RequeueJob(ctx, id) }
 
-func (s *slurmJobs) release(ctx context.Context, id int) error {
-	_, err := runCommand(ctx, s.env, "scontrol", "update", "jobid="+strconv.Itoa(id), "StartTime=now")
-	return err
-}
+func (s *slurmJobs) release(ctx context.Context, id int) error { return s.cli.StartJobNow(ctx, id) }
 
 func (s *slurmJobs) slurmdStarted(ctx context.Context, node string) (time.Time, error) {
-	t, err := slurmdStartTime(ctx, s.layout, node)
+	t, err := s.cli.SlurmdStartTime(ctx, node)
 	return t.UTC(), err
 }
 

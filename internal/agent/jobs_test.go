@@ -12,6 +12,7 @@ import (
 
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/recipes"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/slurm"
 )
 
 // fakeSlurm plays Slurm for the controller's job handling.
@@ -247,25 +248,24 @@ func TestJobsRequeueOnDownNode(t *testing.T) {
 	}
 }
 
-func TestParseScontrolJob(t *testing.T) {
+// A job as scontrol shows it becomes the report's status: times in UTC, RFC 3339, none while Slurm has none.
+func TestJobStatusFromScontrol(t *testing.T) {
 	line := "JobId=7 JobName=train UserId=root(0) GroupId=root(0) MCS_label=N/A Priority=1 Nice=0 Account=(null) QOS=(null) " +
 		"JobState=RUNNING Reason=None Dependency=(null) Requeue=1 Restarts=2 BatchFlag=1 Reboot=0 ExitCode=0:0 RunTime=00:00:12 " +
 		"TimeLimit=UNLIMITED TimeMin=N/A SubmitTime=2026-12-01T21:00:00 EligibleTime=2026-12-01T21:00:00 AccrueTime=Unknown " +
 		"StartTime=2026-12-01T21:00:01 EndTime=Unknown Deadline=N/A Partition=cpu AllocNode:Sid=hce-controller:1 " +
 		"ReqNodeList=(null) ExcNodeList=(null) NodeList=hce-cpu-[0-1] BatchHost=hce-cpu-0 NumNodes=2 " +
 		"Command=/var/lib/hypercompute/jobs/train-g1.sbatch WorkDir=/home StdErr=/home/run/slurm-7.out StdIn=/dev/null StdOut=/home/run/slurm-7.out Power="
-	st, err := parseScontrolJob(line)
+	j, err := slurm.ParseJobLine(line)
 	if err != nil {
 		t.Fatal(err)
 	}
+	st := jobStatusOf(j)
 	want := jobStatus{State: "RUNNING", Nodes: "hce-cpu-[0-1]", StdOut: "/home/run/slurm-7.out", Restarts: 2,
 		SubmitTime: time.Date(2026, 12, 1, 21, 0, 0, 0, time.Local).UTC().Format(time.RFC3339),
 		StartTime:  time.Date(2026, 12, 1, 21, 0, 1, 0, time.Local).UTC().Format(time.RFC3339)}
 	if st != want {
 		t.Fatalf("got  %+v\nwant %+v", st, want)
-	}
-	if _, err := parseScontrolJob("slurm_load_jobs error"); err == nil {
-		t.Fatal("a line without JobState parsed")
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/slurm"
 )
 
 // profileScript makes every login shell use the controller's files.
@@ -73,7 +74,7 @@ func waitSinfo(ctx context.Context, conf, controller string, timeout time.Durati
 		var last string
 		if _, err := os.Stat(conf); err != nil {
 			last = fmt.Sprintf("%s does not exist yet (the controller publishes it once slurmctld runs)", conf)
-		} else if _, err := runCommand(ctx, []string{"SLURM_CONF=" + conf}, "sinfo", "-h", "-o", "%P"); err != nil {
+		} else if _, err := (slurm.CLI{Conf: conf, Run: runCommand}).Nodes(ctx, ""); err != nil {
 			last = err.Error()
 		} else {
 			return nil

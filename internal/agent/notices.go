@@ -7,11 +7,13 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/slurm"
 )
 
 // Stop notices. Google warns a VM before its host stops it: instance/maintenance-event reads
@@ -105,7 +107,7 @@ func (m *Metadata) watchNotices(ctx context.Context, fn func(notice), onErr func
 	wg.Wait()
 }
 
-// slurmNode acts on this VM's own Slurm node with the Slurm client commands.
+// slurmNode acts on this VM's own Slurm node with the Slurm client commands (slurm.CLI).
 type slurmNode struct {
 	name string
 	// conf lists where slurm.conf may be (configless slurmd caches what it fetched); the first that exists wins.
@@ -113,13 +115,14 @@ type slurmNode struct {
 	log  *slog.Logger
 }
 
-func (s slurmNode) env() []string {
+// cli runs the commands with the first slurm.conf that exists, or the environment's if none does.
+func (s slurmNode) cli() slurm.CLI {
 	for _, c := range s.conf {
 		if _, err := os.Stat(c); err == nil {
-			return []string{"SLURM_CONF=" + c}
+			return slurm.CLI{Conf: c, Run: runCommand}
 		}
 	}
-	return nil
+	return slurm.CLI{Run: runCommand}
 }
 
 // apply brings the node in line with the notice: drained and its jobs told to checkpoint while the VM is
@@ -131,37 +134,38 @@ func (s slurmNode) apply(ctx context.Context, n notice) error {
 	if !n.stopping() {
 		return s.resumeFromNotice(ctx)
 	}
-	env := s.env()
-	if _, err := runCommand(ctx, env, "scontrol", "update", "nodename="+s.name, "state=DRAIN", "reason="+n.reason()); err != nil {
+	cli := s.cli()
+	if err := cli.UpdateNodes(ctx, s.name, slurm.NodeUpdate{State: "DRAIN", Reason: n.reason()}); err != nil {
 		return fmt.Errorf("draining %s for a stop notice: %w", s.name, err)
 	}
-	out, err := runCommand(ctx, env, "squeue", "-h", "-w", s.name, "-t", "RUNNING", "-o", "%A")
+	jobs, err := cli.NodeJobs(ctx, s.name, "RUNNING")
 	if err != nil {
 		return fmt.Errorf("listing the jobs on %s: %w", s.name, err)
 	}
-	jobs := strings.Fields(out)
 	var errs []error
-	for _, id := range jobs {
-		// --batch: the batch script itself, which traps the signal and checkpoints; its steps keep running
-		// until the script acts.
-		if _, err := runCommand(ctx, env, "scancel", "--batch", "--signal=USR1", id); err != nil {
-			errs = append(errs, fmt.Errorf("telling job %s to checkpoint: %w", id, err))
+	ids := make([]string, len(jobs))
+	for i, id := range jobs {
+		ids[i] = strconv.Itoa(id)
+		// The batch script only, which traps the signal and checkpoints; its steps keep running until the
+		// script acts.
+		if err := cli.SignalBatch(ctx, id, "USR1"); err != nil {
+			errs = append(errs, fmt.Errorf("telling job %d to checkpoint: %w", id, err))
 		}
 	}
-	s.log.Warn("stop notice: node drained, jobs told to checkpoint", "node", s.name, "reason", n.reason(), "jobs", strings.Join(jobs, ","))
+	s.log.Warn("stop notice: node drained, jobs told to checkpoint", "node", s.name, "reason", n.reason(), "jobs", strings.Join(ids, ","))
 	return errors.Join(errs...)
 }
 
 func (s slurmNode) resumeFromNotice(ctx context.Context) error {
-	env := s.env()
-	out, err := runCommand(ctx, env, "sinfo", "-h", "-N", "-n", s.name, "-o", "%E")
+	cli := s.cli()
+	nodes, err := cli.Nodes(ctx, s.name)
 	if err != nil {
 		return fmt.Errorf("reading %s's drain reason: %w", s.name, err)
 	}
-	if !strings.HasPrefix(strings.TrimSpace(out), noticeDrainPrefix) {
+	if !strings.HasPrefix(nodes[s.name].Reason, noticeDrainPrefix) {
 		return nil
 	}
-	if _, err := runCommand(ctx, env, "scontrol", "update", "nodename="+s.name, "state=RESUME"); err != nil {
+	if err := cli.UpdateNodes(ctx, s.name, slurm.NodeUpdate{State: "RESUME"}); err != nil {
 		return fmt.Errorf("returning %s to service after its stop notice: %w", s.name, err)
 	}
 	s.log.Info("stop notice over: node back in service", "node", s.name)

@@ -14,10 +14,11 @@ import (
 // output. A failure carries the command line and the command's own words.
 type Runner func(ctx context.Context, env []string, name string, args ...string) (string, error)
 
-// CLI drives one cluster's slurmctld through Slurm's own commands (sinfo, scontrol): what every
-// Slurm version has, where slurmrestd (Client) may lack a call or not run yet. Like every Slurm
-// command they need the cluster's munge identity, so the agent uses them on the controller as
-// root. Answers are parsed here, once, into typed values.
+// CLI drives one cluster's slurmctld through Slurm's own commands (sinfo, squeue, scontrol,
+// sbatch, scancel; the job calls are in cli_jobs.go): what every Slurm version has, where
+// slurmrestd (Client) may lack a call or not run yet. Like every Slurm command they need the
+// cluster's munge identity, so the agent uses them as root on the controller or on a node.
+// Answers are parsed here, once, into typed values.
 type CLI struct {
 	// Conf is the cluster's slurm.conf (SLURM_CONF); "" leaves the environment's.
 	Conf string

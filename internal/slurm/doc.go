@@ -1,9 +1,11 @@
 // Package slurm is how the node agent drives Slurm on the controller: a
 // client for slurmrestd, the Slurm REST daemon (Client), and CLI, which runs
-// Slurm's own commands (sinfo, scontrol) with typed answers. The agent's
-// registration reports, scale-down drains and slurmctld reconfiguration go
-// through CLI, which every Slurm version has and which works before
-// slurmrestd runs; recipe jobs use the REST client where the plugin can.
+// Slurm's own commands (sinfo, squeue, scontrol, sbatch, scancel) with typed
+// answers. The agent's registration reports, scale-down and stop-notice
+// drains, slurmctld reconfiguration and recipe jobs' state, cancel, requeue
+// and sbatch fallback go through CLI, which every Slurm version has and which
+// works before slurmrestd runs; recipe jobs are submitted with the REST
+// client where the plugin can express them.
 //
 // slurmrestd serves one URL tree per API plugin (/slurm/v0.0.NN/...) and the
 // JSON shapes change between plugins. The client asks the server which
