@@ -29,6 +29,7 @@ commands:
   suspend <nodelist>      delete the VMs of Slurm nodes (SuspendProgram)
   resume-fail <nodelist>  clean up nodes that did not come up (ResumeFailProgram)
   healthcheck <schedule>  run this node's health checks; drain it on a failure (HealthCheckProgram, prolog, epilog)
+  nccl-pairs <partition>  on the controller: the NCCL check's pairwise pass over the partition's idle nodes; drain the bad ones
   goodput --since <window> measured goodput from Slurm accounting over a window (7d, 24h, 90m, 2w)
   version                 print the agent's version
 `
@@ -105,6 +106,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		loadEnvironmentFile("/etc/environment")
 		return agent.HealthCheck(ctx, schedule, stdout)
+	case "nccl-pairs":
+		if len(rest) != 1 || rest[0] == "" {
+			return usageError(cmd + " takes exactly one argument, a partition")
+		}
+		loadEnvironmentFile("/etc/environment")
+		return agent.NCCLPairs(ctx, rest[0], stdout)
 	case "goodput":
 		if len(rest) != 2 || rest[0] != "--since" {
 			return usageError(cmd + " takes --since <window>, e.g. goodput --since 7d")

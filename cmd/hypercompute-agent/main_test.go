@@ -15,7 +15,7 @@ func TestCommandLine(t *testing.T) {
 	if err := run(context.Background(), []string{"version"}, &out, &errb); err != nil || out.String() != version+"\n" {
 		t.Errorf("version: %q %v", out.String(), err)
 	}
-	for _, args := range [][]string{nil, {"bogus"}, {"resume"}, {"suspend", "a", "b"}, {"run", "extra"}, {"healthcheck"}, {"goodput"}, {"goodput", "7d"}, {"goodput", "--since"}} {
+	for _, args := range [][]string{nil, {"bogus"}, {"resume"}, {"suspend", "a", "b"}, {"run", "extra"}, {"healthcheck"}, {"goodput"}, {"goodput", "7d"}, {"goodput", "--since"}, {"nccl-pairs"}, {"nccl-pairs", "a", "b"}} {
 		var ue usageError
 		if err := run(context.Background(), args, &out, &errb); !errors.As(err, &ue) {
 			t.Errorf("%q: err = %v, want a usage error", args, err)

@@ -72,3 +72,33 @@ func TestHealthPolicyGPUFaultOnTheLocalRuntime(t *testing.T) {
 		t.Errorf("health records lack the requeue or the replace of %s: %+v", node, r)
 	}
 }
+
+// The NCCL check's pairwise pass on real Slurm: `hypercompute-agent nccl-pairs` on the controller
+// runs all_reduce_perf across pairs of idle nodes with srun; the node whose stand-in reports low
+// bus bandwidth fails its first pair, the second pass pairs each node of that pair with a
+// known-good node, and only the slow node is drained with the nccl check's reason.
+func TestHealthNCCLPairsOnTheLocalRuntime(t *testing.T) {
+	pol := cc.HealthPolicy{
+		Name:            "nccl",
+		Checks:          []cc.HealthCheckSpec{{Name: cc.CheckNCCL, Schedules: []string{cc.ScheduleOnDemand}, MinBusBandwidthGBps: 20}},
+		IntervalSeconds: 2,
+		Generation:      "g1",
+	}
+	h := startHealthClusterOf(t, "hn", "g2-standard-4", 3, pol)
+	slow := h.nodes[1]
+	h.gpuFault(slow, `{"busBandwidthGBps": 5}`)
+	out := h.c.exec(h.controller, "/var/lib/hypercompute/bin/hypercompute-agent", "nccl-pairs", "gpu")
+	t.Logf("nccl-pairs:\n%s", out)
+	if !strings.Contains(out, "drained "+slow+": hc:nccl: pairwise all_reduce bus bandwidth below 20 GB/s") {
+		t.Errorf("the pairwise pass did not drain %s:\n%s", slow, out)
+	}
+	for _, n := range h.nodes {
+		s := h.nodeState(n)
+		if drained := strings.HasPrefix(s, "drain"); drained != (n == slow) {
+			t.Errorf("%s is %q after the pairwise pass; only %s should be drained", n, s, slow)
+		}
+	}
+	if s := h.nodeState(slow); !strings.Contains(s, "hc:nccl:") {
+		t.Errorf("%s drained with %q, not the nccl check's reason", slow, s)
+	}
+}
