@@ -35,7 +35,11 @@ func (a *applier) wait(ctx context.Context, op *compute.Operation, err error) er
 // else references them); then the independent parts run concurrently, so a create costs a few
 // operation latencies instead of one per part.
 func (a *applier) apply(ctx context.Context) error {
-	if _, err := a.ensureVPC(ctx, a.d.name, a.d.description, a.d.mtu, ""); err != nil {
+	if _, err := a.ensureVPC(ctx, a.d.name, vpcDescription(a.d.description), a.d.mtu, ""); err != nil {
+		if gcp.IsAlreadyExists(err) {
+			// Not found a moment ago, and now another apply's insert won (ownership.go).
+			return &notOursError{project: a.d.project, name: a.d.name, why: "was created by another apply at the same time"}
+		}
 		return err
 	}
 	// The subnet precedes the private service access range: a range Google picks avoids the
@@ -49,7 +53,7 @@ func (a *applier) apply(ctx context.Context) error {
 		if a.d.nat {
 			return a.ensureRouter(ctx)
 		}
-		return a.deleteRouter(ctx)
+		return a.pruneRouter(ctx)
 	})
 	run(func() error {
 		if a.d.psa {
@@ -69,15 +73,32 @@ func (a *applier) apply(ctx context.Context) error {
 	if err := g.Wait(); err != nil {
 		return err
 	}
-	// Firewall rules reference the GPU VPCs, so they come after them.
+	// Firewall rules reference the GPU VPCs, so they come after them. Only rules that exist are
+	// deleted: a create would otherwise send a DELETE for every rule the network may own.
 	want := a.desiredFirewalls()
+	have, err := a.listFirewalls(ctx)
+	if err != nil {
+		return fmt.Errorf("listing the firewall rules of %s: %w", a.d.name, err)
+	}
+	var internal firewallRule
 	for _, fw := range want {
+		if fw.name == a.d.n.fwInternal() {
+			internal = fw
+			continue
+		}
 		run(func() error { return a.ensureFirewall(ctx, fw) })
 	}
 	for _, name := range a.unwantedFirewalls(want) {
-		run(func() error { return a.deleteFirewall(ctx, name) })
+		if have[name] {
+			run(func() error { return a.deleteFirewall(ctx, name) })
+		}
 	}
-	return g.Wait()
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	// The internal rule comes last, alone: its existence says a create got to its end, which is
+	// how a later create tells a finished network from one it may finish (ownership.go).
+	return a.ensureFirewall(ctx, internal)
 }
 
 func (a *applier) unwantedFirewalls(want []firewallRule) []string {
@@ -105,7 +126,14 @@ func (a *applier) destroy(ctx context.Context) error {
 	if err := a.deletePSA(ctx); err != nil {
 		return err
 	}
+	have, err := a.listFirewalls(ctx)
+	if err != nil {
+		return fmt.Errorf("listing the firewall rules of %s: %w", a.d.name, err)
+	}
 	for _, fw := range append(a.unwantedFirewalls(nil), a.d.n.fwInternal()) {
+		if !have[fw] {
+			continue
+		}
 		if err := a.deleteFirewall(ctx, fw); err != nil {
 			errs = append(errs, err)
 		}

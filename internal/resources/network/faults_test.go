@@ -73,3 +73,54 @@ func TestAccNetwork_failedOperation(t *testing.T) {
 		},
 	})
 }
+
+// A read that fails during apply is an error naming what could not be read; the state never gets
+// an unknown value (Terraform would reject it as an invalid result object), and the next apply,
+// with the API answering again, converges.
+func TestAccNetwork_readFailureIsAnError(t *testing.T) {
+	env := acctest.New(t)
+	cfg := env.Config(basicConfig("hc-unread", "10.7.0.0/20", ""))
+	var stepErr error
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             env.CheckNothingLeft,
+		// ExpectError can only say what the error holds; this also says what it must not hold.
+		ErrorCheck: func(err error) error { stepErr = err; return nil },
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() {
+					env.ApplyFaults(t, core.FaultSpec{ErrorRates: []core.ErrorRate{{Method: "compute.subnetworks.get", Rate: 1, Code: 503}}})
+				},
+				Config: cfg,
+			},
+			{
+				PreConfig: func() {
+					switch {
+					case stepErr == nil:
+						t.Fatal("the apply with subnetworks.get failing succeeded; want an error")
+					case invalidResult.MatchString(stepErr.Error()):
+						t.Fatalf("the failed read left unknown values in the state: %v", stepErr)
+					case !readSubnetErr.MatchString(stepErr.Error()):
+						t.Fatalf("the error does not name the failed read: %v", stepErr)
+					}
+					stepErr = nil
+					env.ClearFaults()
+				},
+				Config: cfg,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					env.CheckCount("compute.networks", 1),
+					env.CheckCount("compute.subnetworks", 1),
+					env.CheckCount("compute.firewalls", 2),
+				),
+			},
+		},
+	})
+	if stepErr != nil {
+		t.Fatalf("the apply after the API recovered failed: %v", stepErr)
+	}
+}
+
+var (
+	invalidResult = acctest.ErrorMatching(`invalid result object`)
+	readSubnetErr = acctest.ErrorMatching(`subnetwork hc-unread-subnet: .*503`)
+)

@@ -18,9 +18,6 @@ import (
 
 type (
 	diagnostics = diag.Diagnostics
-	stateSetter interface {
-		Set(context.Context, any) diag.Diagnostics
-	}
 )
 
 // psaFrom reads private_service_access, applying the defaults when the block is absent.

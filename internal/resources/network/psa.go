@@ -148,6 +148,12 @@ func (a *applier) deletePSA(ctx context.Context) error {
 			return fmt.Errorf("removing %s from the private service connection: %w", rangeName, err)
 		}
 	}
+	// A range that does not exist (every create without private service access) gets no DELETE.
+	if _, err := a.findGlobalAddress(ctx, rangeName); tfutil.IsNotFound(err) {
+		return nil
+	} else if err != nil {
+		return fmt.Errorf("reading private service access range %s: %w", rangeName, err)
+	}
 	op, err := a.c.GlobalAddresses.Delete(ctx, gcp.WithRequestID(&computepb.DeleteGlobalAddressRequest{Project: a.d.project, Address: rangeName}))
 	if err := gcp.IgnoreNotFound(a.wait(ctx, op, err)); err != nil {
 		return fmt.Errorf("releasing private service access range %s: %w", rangeName, err)

@@ -34,8 +34,8 @@ func (a *applier) observe(ctx context.Context, m *model) (found bool, diags diag
 	m.SelfLink = types.StringValue(net.GetSelfLink())
 	m.NetworkID = types.StringValue(strconv.FormatUint(net.GetId(), 10))
 	m.MTU = types.Int64Value(int64(net.GetMtu()))
-	if net.GetDescription() != "" {
-		m.Description = types.StringValue(net.GetDescription())
+	if desc := userDescription(net.GetDescription()); desc != "" {
+		m.Description = types.StringValue(desc)
 	} else if !m.Description.IsNull() {
 		m.Description = types.StringValue("")
 	}

@@ -7,9 +7,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
@@ -53,7 +56,7 @@ func (r *networkResource) Create(ctx context.Context, req resource.CreateRequest
 	ctx, cancel := tfutil.Deadline(ctx, plan.Timeouts.Create, defaultCreateTimeout, &resp.Diagnostics)
 	defer cancel()
 
-	r.converge(ctx, &plan, &resp.State, &resp.Diagnostics, "create")
+	r.converge(ctx, &plan, &resp.State, &resp.Diagnostics, true)
 }
 
 func (r *networkResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -65,22 +68,37 @@ func (r *networkResource) Update(ctx context.Context, req resource.UpdateRequest
 	ctx, cancel := tfutil.Deadline(ctx, plan.Timeouts.Update, defaultUpdateTimeout, &resp.Diagnostics)
 	defer cancel()
 
-	r.converge(ctx, &plan, &resp.State, &resp.Diagnostics, "update")
+	r.converge(ctx, &plan, &resp.State, &resp.Diagnostics, false)
 }
 
 // converge applies the plan and records what exists afterwards. On failure the state still gets
 // the network's ID and whatever was created, so nothing is orphaned: Terraform marks a failed
-// create tainted, and the next apply (or destroy) finds every part by its derived name.
-func (r *networkResource) converge(ctx context.Context, plan *model, state stateSetter, diags *diagnostics, verb string) {
+// create tainted, and the next apply (or destroy) finds every part by its derived name. The one
+// exception is a create refused because the network is someone else's (ownership.go): recording
+// it would make this state's destroy delete it.
+func (r *networkResource) converge(ctx context.Context, plan *model, state *tfsdk.State, diags *diagnostics, create bool) {
 	d, dd := toDesired(ctx, plan)
 	diags.Append(dd...)
 	if diags.HasError() {
 		return
 	}
+	verb := "update"
+	if create {
+		verb = "create"
+	}
 	a := &applier{c: r.Provider.Clients, d: d}
+	if create {
+		if err := a.claim(ctx); err != nil {
+			diags.AddError("Unable to create network "+d.name, err.Error())
+			return
+		}
+	}
 	applyErr := a.apply(ctx)
 	if applyErr != nil {
 		diags.AddError(fmt.Sprintf("Unable to %s network %s", verb, d.name), applyErr.Error())
+		if isNotOurs(applyErr) {
+			return
+		}
 	}
 	// Read back with a fresh context: an apply that timed out must still record what it made.
 	rctx, cancel := tfutil.Detached(ctx)
@@ -99,6 +117,29 @@ func (r *networkResource) converge(ctx context.Context, plan *model, state state
 		out.Description = plan.Description
 	}
 	diags.Append(state.Set(ctx, &out)...)
+	if diags.HasError() {
+		// A part that could not be read keeps its planned "known after apply"; the error says why,
+		// and the state holds null there, never an unknown (which Terraform rejects as an invalid
+		// result, hiding the error that matters).
+		diags.Append(nullUnknowns(state)...)
+	}
+}
+
+// nullUnknowns replaces every unknown value left in a state with null.
+func nullUnknowns(state *tfsdk.State) diag.Diagnostics {
+	var diags diag.Diagnostics
+	raw, err := tftypes.Transform(state.Raw, func(_ *tftypes.AttributePath, v tftypes.Value) (tftypes.Value, error) {
+		if !v.IsKnown() {
+			return tftypes.NewValue(v.Type(), nil), nil
+		}
+		return v, nil
+	})
+	if err != nil {
+		diags.AddError("Unable to record the network's state", err.Error())
+		return diags
+	}
+	state.Raw = raw
+	return diags
 }
 
 func (r *networkResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {

@@ -59,3 +59,16 @@ func (a *applier) deleteRouter(ctx context.Context) error {
 	}
 	return nil
 }
+
+// pruneRouter deletes the router of a network whose NAT was turned off; when there is none (every
+// create without NAT) it sends no DELETE.
+func (a *applier) pruneRouter(ctx context.Context) error {
+	_, err := a.findRouter(ctx, a.d.n.router())
+	switch {
+	case tfutil.IsNotFound(err):
+		return nil
+	case err != nil:
+		return fmt.Errorf("reading Cloud Router %s: %w", a.d.n.router(), err)
+	}
+	return a.deleteRouter(ctx)
+}

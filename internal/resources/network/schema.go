@@ -2,6 +2,7 @@ package network
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -56,10 +57,12 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				PlanModifiers:       replaceIfSet,
 			},
 			"description": schema.StringAttribute{
-				Optional:            true,
-				MarkdownDescription: "Description of the VPC.",
-				Validators:          []validator.String{stringvalidator.LengthAtMost(2048)},
-				PlanModifiers:       replace,
+				Optional: true,
+				MarkdownDescription: fmt.Sprintf("Description of the VPC, at most %d characters. A create appends `%s`: "+
+					"a later create finishes a network that carries it and whose create stopped half-way, and refuses any other "+
+					"existing network of the same name (import it instead).", maxDescriptionLength, createdMarker),
+				Validators:    []validator.String{stringvalidator.LengthAtMost(maxDescriptionLength)},
+				PlanModifiers: replace,
 			},
 			"mtu": schema.Int64Attribute{
 				Optional: true, Computed: true,
