@@ -103,6 +103,8 @@ func flatten(r rc.Recipe) recipeModel {
 		SeqLength: types.Int64Value(int64(r.SeqLength)), Container: types.StringNull(),
 		Launcher: types.StringValue(r.Launcher), NeedsResumeFrom: types.BoolValue(r.NeedsResumeFrom),
 		GPU: types.BoolValue(r.GPU()), Hyperparameters: hp, Source: types.StringValue(r.Source),
+		MaxSteps: types.Int64Value(int64(r.MaxSteps)), Parameters: types.Int64Value(r.Parameters),
+		CheckpointGiB: types.Float64Value(r.CheckpointGiB()),
 	}
 	if r.Container != "" {
 		out.Container = types.StringValue(r.Container)

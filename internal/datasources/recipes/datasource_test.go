@@ -56,6 +56,9 @@ func TestAccRecipes_list(t *testing.T) {
 				resource.TestCheckResourceAttr(addr, "recipes.0.container", mega.Container),
 				resource.TestCheckResourceAttr(addr, "recipes.0.needs_resume_from", "false"),
 				resource.TestCheckResourceAttr(addr, "recipes.0.hyperparameters.seq_length", "8192"),
+				resource.TestCheckResourceAttr(addr, "recipes.0.max_steps", "1168251"),
+				resource.TestCheckResourceAttr(addr, "recipes.0.parameters", "70600000000"),
+				resource.TestCheckResourceAttr(addr, "recipes.0.checkpoint_gib", strconv.FormatFloat(mega.CheckpointGiB(), 'f', -1, 64)),
 				noCalls(env),
 			),
 		}, {
@@ -75,6 +78,16 @@ func TestAccRecipes_list(t *testing.T) {
 				noCalls(env),
 			),
 		}, {
+			Config: config(env, "  mode = \"rl\"\n  profile = \"a4x\"\n"),
+			Check: resource.ComposeTestCheckFunc(
+				resource.TestCheckResourceAttr(addr, "recipes.#", "2"),
+				resource.TestCheckResourceAttr(addr, "recipes.0.key", "llama3.1/70b/rl@a4x"),
+				resource.TestCheckResourceAttr(addr, "recipes.0.launcher", "nemo-rl"),
+				resource.TestCheckResourceAttr(addr, "recipes.0.nodes", "16"),
+				resource.TestCheckResourceAttr(addr, "recipes.1.key", "llama3.1/8b/rl@a4x"),
+				noCalls(env),
+			),
+		}, {
 			Config: config(env, ""),
 			Check: resource.ComposeTestCheckFunc(
 				resource.TestCheckResourceAttr(addr, "recipes.#", strconv.Itoa(len(rc.List()))),
@@ -90,7 +103,7 @@ func TestAccRecipes_invalid(t *testing.T) {
 	env := acctest.New(t)
 	for _, tc := range []struct{ name, body, want string }{
 		{"model", "  model = \"llama9\"\n", `model: "llama9" is in no recipe of the catalog; valid: gemma2, llama3.1, tiny-gpt`},
-		{"mode", "  mode = \"rlhf\"\n", `mode: "rlhf" is in no recipe of the catalog; valid: continued_pretrain, pretrain, sft`},
+		{"mode", "  mode = \"rlhf\"\n", `mode: "rlhf" is in no recipe of the catalog; valid: continued_pretrain,\s+pretrain, rl, sft`},
 		{"profile", "  profile = \"a2\"\n", `profile: "a2" is in no recipe of the catalog; valid: a3-high, a3-mega, a3-ultra, a4, a4x, cpu`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -33,5 +33,8 @@ type recipeModel struct {
 	Launcher         types.String            `tfsdk:"launcher"`
 	NeedsResumeFrom  types.Bool              `tfsdk:"needs_resume_from"`
 	Hyperparameters  map[string]types.String `tfsdk:"hyperparameters"`
+	MaxSteps         types.Int64             `tfsdk:"max_steps"`
+	Parameters       types.Int64             `tfsdk:"parameters"`
+	CheckpointGiB    types.Float64           `tfsdk:"checkpoint_gib"`
 	Source           types.String            `tfsdk:"source"`
 }

@@ -30,7 +30,7 @@ func (d *dataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp 
 		Attributes: map[string]schema.Attribute{
 			"model":   filter("Only recipes of this model (`llama3.1`, `gemma2`, `tiny-gpt`)."),
 			"size":    filter("Only recipes of this size (`8b`, `70b`, `405b`, `9b`, `27b`, `2m`, `8m`)."),
-			"mode":    filter("Only recipes of this mode (`pretrain`, `continued_pretrain`, `sft`)."),
+			"mode":    filter("Only recipes of this mode (`pretrain`, `continued_pretrain`, `sft`, `rl`)."),
 			"profile": filter("Only recipes for this machine profile: a GPU machine's `profile` as `hypercompute_machine_type` reports it (`a3-high`, `a3-mega`, `a3-ultra`, `a4`, `a4x`), or `cpu` for any machine without GPUs."),
 			"id":      str("The filters, as `model/size/mode@profile` (empty parts are unfiltered)."),
 			"recipes": schema.ListNestedAttribute{
@@ -55,7 +55,10 @@ func (d *dataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp 
 					"global_batch":      num("Global batch size (0 on CPU: micro batch × ranks)."),
 					"seq_length":        num("Sequence length in tokens (bytes for `tiny-gpt`)."),
 					"container":         str("Container image, imported with enroot and run with pyxis (null on CPU)."),
-					"launcher":          str("What the batch script launches (`megatron-bridge`, `nemo2`, or the CPU trainer)."),
+					"launcher":          str("What the batch script launches (`megatron-bridge`, `nemo2`, `nemo-rl` (GRPO on Ray), or the CPU trainer)."),
+					"max_steps":         num("Default training length in optimizer steps (a job's `overrides.max_steps` when unset)."),
+					"parameters":        num("The model's parameter count."),
+					"checkpoint_gib":    schema.Float64Attribute{Computed: true, MarkdownDescription: "Size of one full checkpoint in GiB: parameters × the bytes of weights and optimizer state kept per parameter (14 for Megatron's distributed optimizer, 12 for the CPU trainer's fp32 AdamW); the checkpoint cost C is this over the storage's write bandwidth."},
 					"needs_resume_from": boolean("Whether a job must set `checkpoint.resume_from` (continued pretraining)."),
 					"hyperparameters": schema.MapAttribute{
 						Computed: true, ElementType: types.StringType,

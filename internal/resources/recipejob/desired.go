@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	gopath "path"
 	"time"
 
@@ -75,7 +76,7 @@ func readSpec(ctx context.Context, m *model) (spec, diag.Diagnostics) {
 	if !m.Overrides.IsNull() && !m.Overrides.IsUnknown() {
 		diags.Append(m.Overrides.As(ctx, &s.overrides, tfutil.ObjectOpts)...)
 		o := s.overrides
-		s.complete = s.complete && known(o.MaxSteps, o.Hyperparameters, o.ContainerImage, o.Env)
+		s.complete = s.complete && known(o.MaxSteps, o.Hyperparameters, o.ContainerImage, o.Precision, o.Env)
 	}
 	if !m.Checkpoint.IsNull() && !m.Checkpoint.IsUnknown() {
 		diags.Append(m.Checkpoint.As(ctx, &s.ckpt, tfutil.ObjectOpts)...)
@@ -110,6 +111,13 @@ func resolve(s spec, v *controllerView, p cc.Partition, diags *diag.Diagnostics)
 		profile = recipes.ProfileCPU
 	}
 	r, err := recipeOn(s.recipe, profile)
+	if err != nil && profile != recipes.ProfileCPU {
+		// The CPU recipe trains on any machine's CPUs, a GPU machine's too (the local cloud's GPU
+		// VMs, whose GPUs are stand-ins, run it under the health checks).
+		if cpu, cerr := recipeOn(s.recipe, recipes.ProfileCPU); cerr == nil {
+			r, err, profile = cpu, nil, recipes.ProfileCPU
+		}
+	}
 	if err != nil {
 		diags.AddAttributeError(path.Root("recipe"), "Recipe cannot run on this partition",
 			fmt.Sprintf("recipe: %v (partition %s runs %s)", err, p.Name, p.MachineType))
@@ -140,6 +148,21 @@ func resolve(s spec, v *controllerView, p cc.Partition, diags *diag.Diagnostics)
 	if !s.ckpt.KeepLast.IsNull() && !s.ckpt.KeepLast.IsUnknown() {
 		ck.KeepLast = int(s.ckpt.KeepLast.ValueInt64())
 	}
+	cost, err := estimateCheckpointCost(v.cfg.Mounts, ck.Dir, mt.Name, nodes, r)
+	if err != nil {
+		diags.AddAttributeError(path.Root("checkpoint").AtName("directory"), "Cannot estimate the checkpoint cost", "checkpoint.directory: "+err.Error())
+		return recipes.Job{}, false
+	}
+	if cost.known {
+		ck.CostSeconds = cost.cost.Write.Seconds()
+		if !auto && interval.Seconds() < ck.CostSeconds {
+			least := formatDuration(time.Duration(math.Ceil(ck.CostSeconds)) * time.Second)
+			diags.AddAttributeError(path.Root("checkpoint").AtName("interval"), "Checkpoint interval shorter than a checkpoint",
+				fmt.Sprintf("checkpoint.interval: %s is shorter than the checkpoint cost C = %.1f s: %s. The job would spend all its time checkpointing; set at least %q, or \"auto\"",
+					formatDuration(interval), ck.CostSeconds, cost.describe(r, nodes), least))
+			return recipes.Job{}, false
+		}
+	}
 	if auto {
 		mtbf, err := goodput.JobMTBF(mt.Profile, nodes)
 		if err != nil {
@@ -151,14 +174,10 @@ func resolve(s spec, v *controllerView, p cc.Partition, diags *diag.Diagnostics)
 	} else {
 		ck.IntervalSeconds = int(interval / time.Second)
 	}
-	maxSteps := defaultMaxSteps(r)
+	// The recipe's own training length unless the job sets one.
+	maxSteps := r.MaxSteps
 	if !s.overrides.MaxSteps.IsNull() {
 		maxSteps = int(s.overrides.MaxSteps.ValueInt64())
-	}
-	if maxSteps < 1 {
-		diags.AddAttributeError(path.Root("overrides").AtName("max_steps"), "Missing max_steps",
-			fmt.Sprintf("overrides.max_steps: recipe %s has no default number of steps; set overrides.max_steps", r.Key()))
-		return recipes.Job{}, false
 	}
 	run := runDir(v.cfg.Mounts, s.name)
 	j := recipes.Job{
@@ -171,10 +190,11 @@ func resolve(s spec, v *controllerView, p cc.Partition, diags *diag.Diagnostics)
 		Mode:            s.recipe.Mode.ValueString(),
 		Profile:         profile,
 		Nodes:           nodes,
-		TasksPerNode:    tasksPerNode(mt),
+		TasksPerNode:    tasksPerNode(mt, profile),
 		MaxSteps:        maxSteps,
 		Hyperparameters: stringMap(s.overrides.Hyperparameters),
 		ContainerImage:  s.overrides.ContainerImage.ValueString(),
+		Precision:       s.overrides.Precision.ValueString(),
 		Env:             stringMap(s.overrides.Env),
 		Checkpoint:      ck,
 		RunDir:          run,

@@ -33,7 +33,8 @@ const addr = "hypercompute_recipe_job.test"
 // apiCluster is a training cluster made through the API, as hypercompute_training_cluster and
 // hypercompute_node_partition leave it: a controller VM holding the cluster's configuration and
 // partition keys (cpu: 2 static n2-standard-4 nodes; l4 and a3h: 2 static g2-standard-24 and
-// a3-highgpu-8g nodes).
+// a3-highgpu-8g nodes; a3m: 2 static a3-megagpu-8g nodes), /home, a bucket mounted at /gcs/ckpt
+// and, with lustre, Managed Lustre at /lustre.
 func apiCluster(t *testing.T, env *acctest.Env, name string, lustre bool) string {
 	t.Helper()
 	ctx := context.Background()
@@ -55,8 +56,11 @@ func apiCluster(t *testing.T, env *acctest.Env, name string, lustre bool) string
 	c := cc.Cluster{
 		Name:       name,
 		Controller: cc.Controller{Hostname: cc.ControllerName(name)},
-		Mounts:     cc.Mounts{Home: cc.NFSMount{Server: "10.0.9.2", Share: "/home"}},
-		Agents:     []cc.AgentRef{{Version: "0.1.0", URL: "https://example.com/hypercompute-agent", SHA256: strings.Repeat("ab", 32)}},
+		// A checkpointing bucket: the storage with a write bandwidth figure in the catalog, so a
+		// job checkpointing there gets its checkpoint cost estimated at plan.
+		Mounts: cc.Mounts{Home: cc.NFSMount{Server: "10.0.9.2", Share: "/home"},
+			Buckets: []cc.BucketMount{{Bucket: name + "-ckpt", MountPoint: "/gcs/ckpt", Profile: cc.BucketProfileCheckpointing}}},
+		Agents: []cc.AgentRef{{Version: "0.1.0", URL: "https://example.com/hypercompute-agent", SHA256: strings.Repeat("ab", 32)}},
 	}
 	if lustre {
 		c.Mounts.Lustre = &cc.LustreMount{Address: "10.0.9.3", FSName: "lfs"}
@@ -73,6 +77,7 @@ func apiCluster(t *testing.T, env *acctest.Env, name string, lustre bool) string
 		{Name: "cpu", MachineType: "n2-standard-4", StaticNodes: 2},
 		{Name: "l4", MachineType: "g2-standard-24", StaticNodes: 2},
 		{Name: "a3h", MachineType: "a3-highgpu-8g", StaticNodes: 2},
+		{Name: "a3m", MachineType: "a3-megagpu-8g", StaticNodes: 2},
 	} {
 		b, err := cc.EncodePartition(name, p)
 		if err != nil {

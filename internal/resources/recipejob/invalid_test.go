@@ -49,6 +49,14 @@ func TestAccRecipeJob_invalidInput(t *testing.T) {
 		{"bad job name", env.Config(recipeConfig(cluster, "9 lives", "cpu", "tiny-gpt", "2m", "pretrain", "")), `name: job name "9 lives" is invalid`},
 		{"not a cluster id", env.Config(recipeConfig("hcx", "train", "cpu", "tiny-gpt", "2m", "pretrain", "")), `cluster: "hcx" is not a training cluster id`},
 		{"bad wait_for", cfg("tiny-gpt", "2m", "pretrain", `  wait_for = "forever"`), `wait_for`},
+		{"rl on the CPU recipe", cfg("tiny-gpt", "2m", "rl", ""),
+			`recipe\.mode: tiny-gpt 2m has no mode "rl"; modes: continued_pretrain, pretrain, sft\. The CPU recipe \(tiny-gpt\) has no RL mode`},
+		{"rl without a published recipe", cfg("gemma2", "9b", "rl", ""), `recipe\.mode: gemma2 9b has no mode "rl"[\s\S]*NeMo-RL publishes no GRPO recipe`},
+		{"unknown precision", cfg("llama3.1", "8b", "pretrain", `  overrides = { precision = "fp16" }`), `overrides\.precision value must be one of`},
+		{"a precision no family runs the recipe in", cfg("tiny-gpt", "2m", "pretrain", `  overrides = { precision = "fp8" }`),
+			`overrides\.precision: precision = "fp8": machine profile cpu has no fp8 training recipe; it runs fp32`},
+		{"fp8 on a recipe whose launcher has no precision switch", cfg("gemma2", "9b", "pretrain", `  overrides = { precision = "fp8" }`),
+			`overrides\.precision: precision = "fp8"[\s\S]*only Megatron-Bridge recipes switch precision`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -79,6 +87,14 @@ func TestAccRecipeJob_partitionChecks(t *testing.T) {
 		{"the CPU recipe on a GPU partition", cfg("l4", "tiny-gpt", "2m", "pretrain", "  checkpoint = { interval = \"1m\" }"), `recipe: [\s\S]*\(partition l4 runs g2-standard-24\)`},
 		{"a GPU recipe the family has none of", cfg("l4", gpuModel, gpuSize, "pretrain", ""), `recipe: [\s\S]*no recipe for machine profile "g2"`},
 		{"auto without failure figures", cfg("cpu", "tiny-gpt", "2m", "pretrain", ""), `checkpoint\.interval: "auto" needs the expected time between failures`},
+		// fp8 is a precision Llama 3.1 8B pretraining runs in, but not on A3 High (the machine
+		// catalog's training precisions): only the partition tells.
+		{"fp8 on a3-high", cfg("a3h", gpuModel, gpuSize, "pretrain", `  overrides = { precision = "fp8" }`),
+			`overrides\.precision: precision = "fp8": machine profile a3-high has no fp8 training recipe; it runs bf16`},
+		// Llama 3.1 8B checkpoints 8.03 B × 14 bytes = 104.7 GiB; one a3-highgpu-8g writes to the
+		// bucket at gcsfuse's 4,624.59 MB/s: C = 24.3 s.
+		{"interval shorter than the checkpoint cost", cfg("a3h", gpuModel, gpuSize, "pretrain", `  checkpoint = { directory = "/gcs/ckpt/train", interval = "10s" }`),
+			`checkpoint\.interval: 10s is shorter than the checkpoint cost C = 24\.3 s: llama3\.1/8b/pretrain@a3-high checkpoints 104\.7 GiB[\s\S]*bucket rjp-ckpt[\s\S]*at least "25s"`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -98,6 +114,37 @@ const (
 	gpuModel = "llama3.1"
 	gpuSize  = "8b"
 )
+
+// The plan-time checks let through what is right: fp8 on a family that trains in it, an interval
+// of at least the checkpoint cost, and no max_steps at all (the recipe's default applies).
+func TestAccRecipeJob_planAcceptsValid(t *testing.T) {
+	env := acctest.New(t)
+	cluster := apiCluster(t, env, "rjv", false)
+	env.ResetCalls()
+	for _, tc := range []struct{ name, partition, mode, extra string }{
+		{"fp8 on a3-mega", "a3m", "pretrain", `  overrides = { precision = "fp8" }`},
+		{"bf16 on a3-mega's fp8 recipe", "a3m", "pretrain", `  overrides = { precision = "bf16" }`},
+		{"interval over the checkpoint cost", "a3h", "pretrain", `  checkpoint = { directory = "/gcs/ckpt/train", interval = "25s" }`},
+		{"auto on the bucket", "a3h", "pretrain", `  checkpoint = { directory = "/gcs/ckpt/train" }`},
+		{"no max_steps", "a3h", "sft", ""},
+		{"rl", "a3h", "rl", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: factories,
+				Steps: []resource.TestStep{{
+					Config: env.Config(recipeConfig(cluster, "train", tc.partition, gpuModel, gpuSize, tc.mode, tc.extra)), PlanOnly: true, ExpectNonEmptyPlan: true,
+					ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{
+						plancheck.ExpectKnownValue(addr, tfjsonpath.New("generation"), knownvalue.NotNull()),
+					}},
+				}},
+			})
+		})
+	}
+	if c := env.Calls(); c.Mutating != 0 {
+		t.Fatalf("plans made %d mutating calls: %v", c.Mutating, c.Methods)
+	}
+}
 
 // A GPU recipe on a GPU partition plans with the catalog's defaults for the family: its node
 // count, and the Young/Daly interval ("auto") from the family's failure figures.

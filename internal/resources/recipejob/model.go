@@ -52,6 +52,7 @@ type overridesModel struct {
 	MaxSteps        types.Int64  `tfsdk:"max_steps"`
 	Hyperparameters types.Map    `tfsdk:"hyperparameters"`
 	ContainerImage  types.String `tfsdk:"container_image"`
+	Precision       types.String `tfsdk:"precision"`
 	Env             types.Map    `tfsdk:"env"`
 }
 
@@ -66,7 +67,7 @@ var (
 	recipeTypes    = map[string]attr.Type{"model": types.StringType, "mode": types.StringType, "size": types.StringType}
 	overridesTypes = map[string]attr.Type{
 		"max_steps": types.Int64Type, "hyperparameters": types.MapType{ElemType: types.StringType},
-		"container_image": types.StringType, "env": types.MapType{ElemType: types.StringType},
+		"container_image": types.StringType, "precision": types.StringType, "env": types.MapType{ElemType: types.StringType},
 	}
 	checkpointTypes = map[string]attr.Type{
 		"directory": types.StringType, "interval": types.StringType, "keep_last": types.Int64Type, "resume_from": types.StringType,

@@ -30,6 +30,16 @@ func (r *jobResource) ValidateConfig(ctx context.Context, req resource.ValidateC
 		tfutil.AddInvalid(&resp.Diagnostics, path.Root("recipe").AtName(attrName), err.Error())
 		return
 	}
+	if !m.Overrides.IsNull() && !m.Overrides.IsUnknown() {
+		var ov overridesModel
+		resp.Diagnostics.Append(m.Overrides.As(ctx, &ov, tfutil.ObjectOpts)...)
+		if p := ov.Precision; !p.IsNull() && !p.IsUnknown() {
+			if err := precisionAnywhere(rec, p.ValueString()); err != nil {
+				tfutil.AddInvalid(&resp.Diagnostics, path.Root("overrides").AtName("precision"), err.Error())
+				return
+			}
+		}
+	}
 	var ck checkpointModel
 	if !m.Checkpoint.IsNull() && !m.Checkpoint.IsUnknown() {
 		resp.Diagnostics.Append(m.Checkpoint.As(ctx, &ck, tfutil.ObjectOpts)...)

@@ -87,6 +87,7 @@ func setSpecFrom(ctx context.Context, m *model, ref cc.ClusterID, j recipes.Job)
 		"max_steps":       types.Int64Value(int64(j.MaxSteps)),
 		"hyperparameters": strMap(j.Hyperparameters),
 		"container_image": str(j.ContainerImage),
+		"precision":       str(j.Precision),
 		"env":             strMap(j.Env),
 	})
 	diags.Append(d...)

@@ -1,7 +1,6 @@
 package recipejob
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -44,6 +43,37 @@ func checkRecipe(rec recipeModel) (attr string, err error) {
 	return "mode", err
 }
 
+// precisionAnywhere says whether any machine family can run the recipe in precision (the
+// catalog's own check of a job, on each of the recipe's rows): what is refused here is refused
+// whatever the partition, before any API call; the partition's own family is checked at plan.
+func precisionAnywhere(rec recipeModel, precision string) error {
+	// A row whose family trains in the precision but whose launcher cannot switch to it says more
+	// than a family that does not have it.
+	var familyErr, launcherErr error
+	for _, r := range recipes.List() {
+		if r.Model != rec.Model.ValueString() || r.Size != rec.Size.ValueString() || r.Mode != rec.Mode.ValueString() {
+			continue
+		}
+		if catalog.ValidateTrainingPrecision(r.Profile, precision) != nil {
+			if familyErr == nil {
+				familyErr = recipes.CheckPrecision(r, precision)
+			}
+			continue
+		}
+		err := recipes.CheckPrecision(r, precision)
+		if err == nil {
+			return nil
+		}
+		if launcherErr == nil {
+			launcherErr = err
+		}
+	}
+	if launcherErr != nil {
+		return launcherErr
+	}
+	return familyErr
+}
+
 // needsResume reports whether the recipe's mode starts from an existing checkpoint.
 func needsResume(rec recipeModel) bool {
 	for _, r := range recipes.List() {
@@ -59,8 +89,13 @@ func recipeOn(rec recipeModel, profile string) (recipes.Recipe, error) {
 	return recipes.Lookup(rec.Model.ValueString(), rec.Size.ValueString(), rec.Mode.ValueString(), profile)
 }
 
-// tasksPerNode is one task per GPU, one on a CPU machine, as the recipes launch.
-func tasksPerNode(mt catalog.MachineType) int { return max(mt.GPUCount(), 1) }
+// tasksPerNode is one task per GPU, one for the CPU recipe, as the recipes launch.
+func tasksPerNode(mt catalog.MachineType, profile string) int {
+	if profile == recipes.ProfileCPU {
+		return 1
+	}
+	return max(mt.GPUCount(), 1)
+}
 
 // validatedPath maps a field the catalog's Validate names in its error (the Job's JSON names) to
 // the attribute a user sets.
@@ -78,6 +113,7 @@ func validatedPath(msg string) path.Path {
 		{"hyperparameter", path.Root("overrides").AtName("hyperparameters")},
 		{"env", path.Root("overrides").AtName("env")},
 		{"container", path.Root("overrides").AtName("container_image")},
+		{"precision", path.Root("overrides").AtName("precision")},
 		{"tensorboard_dir", path.Root("tensorboard_dir")},
 		{"export_path", path.Root("export_path")},
 		{"partition", path.Root("partition")},
@@ -91,14 +127,3 @@ func validatedPath(msg string) path.Path {
 }
 
 func attrName(p path.Path) string { return strings.ReplaceAll(p.String(), "\"", "") }
-
-// defaultMaxSteps is the recipe's default training length; 0 when it has none.
-func defaultMaxSteps(r recipes.Recipe) int {
-	if v, ok := r.Hyperparameters["max_steps"]; ok {
-		var n int
-		if _, err := fmt.Sscan(v, &n); err == nil {
-			return n
-		}
-	}
-	return 0
-}

@@ -95,7 +95,7 @@ func (r *jobResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp
 				MarkdownDescription: "Changes to the recipe's defaults.",
 				Attributes: map[string]schema.Attribute{
 					"max_steps": schema.Int64Attribute{
-						Optional: true, MarkdownDescription: "Optimizer steps to train for. Needed unless the recipe sets a default (`max_steps` among its hyperparameters); the catalog's recipes set none today.",
+						Optional: true, MarkdownDescription: "Optimizer steps to train for. Defaults to the recipe's `max_steps` (`data.hypercompute_recipes`): the source recipe's training length (1,168,251 for pretraining, 1,000 for SFT, 1,000,000 GRPO steps for RL, 200 / 100 for `tiny-gpt`).",
 						Validators: []validator.Int64{int64validator.AtLeast(1)},
 					},
 					"hyperparameters": schema.MapAttribute{
@@ -103,6 +103,11 @@ func (r *jobResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp
 						MarkdownDescription: "Recipe hyperparameters by name (`learning_rate`, `micro_batch`, `global_batch`, `seq_length`, ...), as strings.",
 					},
 					"container_image": schema.StringAttribute{Optional: true, MarkdownDescription: "Container image of a GPU recipe (imported with enroot, run with pyxis)."},
+					"precision": schema.StringAttribute{
+						Optional:            true,
+						MarkdownDescription: "Training precision instead of the recipe's: `bf16` or `fp8` (`fp32` is the CPU recipe's only one). The partition's machine family must train in it (the machine catalog: no `fp8` on `a3-high`, whose published recipes are all bf16), and only Megatron-Bridge recipes (Llama 3.1 pretraining, continued pretraining and SFT) switch precision; refused at plan otherwise.",
+						Validators:          []validator.String{stringvalidator.OneOf(catalog.Precisions()...)},
+					},
 					"env": schema.MapAttribute{
 						Optional: true, ElementType: types.StringType,
 						MarkdownDescription: "Extra environment for every task.",
@@ -122,7 +127,7 @@ func (r *jobResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp
 					},
 					"interval": schema.StringAttribute{
 						Optional: true, Computed: true,
-						MarkdownDescription: "Time between checkpoints: a duration (`\"90s\"`, `\"30m\"`, `\"2h\"`) or `\"auto\"` (default): the Young/Daly interval √(2·C·M) from the partition's expected time between failures for the job's node count (M, catalog figures per machine family) and the checkpoint cost the job measures (C), recomputed after every checkpoint. CPU machine families have no published failure figures, so jobs on CPU partitions set a duration.",
+						MarkdownDescription: "Time between checkpoints: a duration (`\"90s\"`, `\"30m\"`, `\"2h\"`) or `\"auto\"` (default): the Young/Daly interval √(2·C·M) from the partition's expected time between failures for the job's node count (M, catalog figures per machine family) and the checkpoint cost C. The CPU recipe measures C and recomputes the interval after every checkpoint; GPU recipes count checkpoints in steps, so the interval is divided by the recipe's expected step time (6 × parameters × tokens per step at 40% of the GPUs' peak rate) and, for `auto`, C is estimated at plan from the recipe's checkpoint size and the write bandwidth of the storage `directory` is on (a Cloud Storage bucket mount: the catalog's per-VM gcsfuse figure; without a figure the recipe's `save_interval_steps` applies). A duration shorter than that estimated C is refused at plan. CPU machine families have no published failure figures, so jobs on CPU partitions set a duration.",
 						Validators:          []validator.String{intervalValidator{}},
 						PlanModifiers:       keep,
 					},
