@@ -42,6 +42,8 @@ type FakeAgent struct {
 	failing map[string]string
 }
 
+	// rewrites is the Rewrite generation each controller last saw.
+	rewrites map[string]int
 // StartFakeAgent runs a fake controller agent for every controller VM of env until the test ends.
 func StartFakeAgent(t testing.TB, env *emulatortest.Env) *FakeAgent {
 	t.Helper()
@@ -133,6 +135,13 @@ func (f *FakeAgent) tick() {
 	for _, rec := range f.store.List(instances.KindInstances, "") {
 		if inst, ok := f.svc.Instance(rec.Key); ok && inst.GetStatus() == "RUNNING" {
 			f.play(rec.Key, inst)
+// Drift reports files of a controller changed out of band, as the agent does when it finds them
+// (clusterconfig.GuestAttrConfigDrift); the next apply's raised Rewrite clears it.
+func (f *FakeAgent) Drift(cluster string, paths ...string) error {
+	key := "projects/" + Project + "/zones/" + Zone + "/instances/" + cc.ControllerName(cluster)
+	return f.svc.PutGuestAttribute(key, cc.GuestAttributeNamespace, cc.GuestAttrConfigDrift, cc.FormatDrift(f.get(key, cc.GuestAttrConfigHash), paths))
+}
+
 		}
 	}
 }
@@ -223,6 +232,17 @@ func (f *FakeAgent) play(key string, inst *computepb.Instance) {
 		nodes, _ := cc.ExpandHostlist(p.Drain.Nodes)
 		f.mu.Lock()
 		f.drains[p.Name] = *p.Drain
+	// A raised Rewrite generation has the agent put drifted files back (clusterconfig.Cluster.Rewrite).
+	f.mu.Lock()
+	if f.rewrites == nil {
+		f.rewrites = map[string]int{}
+	}
+	rewrite, seen := f.rewrites[key]
+	f.rewrites[key] = c.Rewrite
+	f.mu.Unlock()
+	if seen && rewrite != c.Rewrite && f.get(key, cc.GuestAttrConfigDrift) != "" {
+		_ = f.svc.DeleteGuestAttribute(key, cc.GuestAttributeNamespace, cc.GuestAttrConfigDrift)
+	}
 		idle := slices.DeleteFunc(nodes, func(n string) bool { return f.busy[n] })
 		f.mu.Unlock()
 		f.put(key, cc.DrainedAttr(p.Name), cc.FormatDrained(p.Drain.ID, idle))

@@ -29,6 +29,8 @@ type controllerState struct {
 	// Files are the paths the applied configuration wrote, so files a
 	// later configuration drops are removed.
 	Files []string `json:"files,omitempty"`
+	// Rewrite is the cluster's Rewrite generation last honoured (controller_drift.go).
+	Rewrite int `json:"rewrite,omitempty"`
 }
 
 // validator checks a configuration before it reaches slurmctld; tests may
@@ -139,10 +141,15 @@ func (c *controller) reconcile(ctx context.Context, n cc.Node, attrs map[string]
 	st := c.loadState()
 	running := c.sup.running(slurmctldDaemon(l))
 
+	drifting := false
 	switch {
 	case running && hash == st.Applied:
-		// Nothing new; keep the published copy in place. A refused
-		// configuration that was reverted is no longer pending.
+		// Nothing new: check that the files still hold it, and keep the
+		// published copy in place. A refused configuration that was
+		// reverted is no longer pending.
+		if st, drifting, err = c.checkDrift(ctx, cluster, files, hash, st); err != nil {
+			return err
+		}
 		if err := c.publish(cluster, files, st.Files); err != nil {
 			return err
 		}
@@ -162,6 +169,14 @@ func (c *controller) reconcile(ctx context.Context, n cc.Node, attrs map[string]
 			return err
 		}
 		c.log.Info("configuration applied", "hash", hash, "partitions", len(parts))
+		c.rep.clear(ctx, cc.GuestAttrConfigDrift)
+	}
+	if !drifting && st.Rewrite != cluster.Rewrite && st.Applied == hash {
+		// A rewrite asked for while nothing drifted is honoured by what was written.
+		st.Rewrite = cluster.Rewrite
+		if err := c.saveState(st); err != nil {
+			return err
+		}
 	}
 
 	// slurmctld runs the applied configuration.

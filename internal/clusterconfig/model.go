@@ -41,6 +41,9 @@ type Cluster struct {
 	// declared node instead of the host's hardware (SlurmdParameters=config_overrides). Never set
 	// on Google Cloud, where a node smaller than declared is a fault Slurm must catch.
 	LocalRuntime bool `json:"local_runtime,omitempty"`
+	// Rewrite is a generation the training cluster raises to have the agent put back files
+	// changed out of band (drift.go); it renders into no file.
+	Rewrite int `json:"rewrite,omitempty"`
 }
 
 // Controller is the VM that runs slurmctld.

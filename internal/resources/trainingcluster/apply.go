@@ -28,9 +28,16 @@ func (a *applier) apply(ctx context.Context, recreateLogins bool) (applyResult, 
 		return res, err
 	}
 	res.mounts = &mounts
+	ctlName := a.d.controllerName()
+	ctl, findErr := a.findVM(ctx, ctlName)
 	cluster := a.d.cluster(mounts)
 	if err := clusterconfig.ValidateCluster(cluster); err != nil {
 		return res, err
+	}
+	if findErr == nil && a.owned(ctl) {
+		if cluster.Rewrite, err = a.rewriteGeneration(ctx, ctl); err != nil {
+			return res, err
+		}
 	}
 	ctlItems, err := a.metadata(cluster, clusterconfig.RoleController)
 	if err != nil {
@@ -46,10 +53,8 @@ func (a *applier) apply(ctx context.Context, recreateLogins bool) (applyResult, 
 		}
 	}
 
-	ctlName := a.d.controllerName()
-	ctl, err := a.findVM(ctx, ctlName)
 	var previous string
-	switch {
+	switch err = findErr; {
 	case tfutil.IsNotFound(err):
 		_, err = a.create(ctx, a.instance(ctlName, clusterconfig.RoleController, a.d.controller, ctlItems))
 	case err != nil:

@@ -34,6 +34,8 @@ type model struct {
 	SSHCommand         types.String   `tfsdk:"ssh_command"`
 	SlurmrestdEndpoint types.String   `tfsdk:"slurmrestd_endpoint"`
 	ConfigHash         types.String   `tfsdk:"config_hash"`
+	ConfigDrift        types.List     `tfsdk:"config_drift"`
+	NodeConfigHash     types.String   `tfsdk:"node_config_hash"`
 	Timeouts           timeouts.Value `tfsdk:"timeouts"`
 }
 

@@ -282,11 +282,29 @@ func (p *planner) planOutputs(ctx context.Context, replacing bool) {
 			plan.SSHCommand = types.StringValue(sshCommand(plan.Name.ValueString(), p.zone, n > 0))
 		}
 	}
-	// The applied configuration's hash changes only with the Slurm settings, accounting (and
-	// partitions, which Read picks up).
+	// The cluster's own configuration hash changes only with its Slurm settings and accounting;
+	// partitions and health policies never change it.
 	if keep && known(st.ConfigHash) && st.Slurm.Equal(plan.Slurm) && st.Accounting.Equal(plan.Accounting) {
 		plan.ConfigHash = st.ConfigHash
 	} else {
 		plan.ConfigHash = types.StringUnknown()
 	}
+	// What nodes take from the cluster: unknown when it changes, so every partition given it
+	// plans the roll of its static nodes.
+	nodeSame := st.Agent.Equal(plan.Agent) && homeSame(ctx, st.Home, plan.Home, p.diags) && st.Lustre.Equal(plan.Lustre) &&
+		st.Buckets.Equal(plan.Buckets) && st.ServiceAccount.Equal(plan.ServiceAccount) &&
+		st.EnablePublicIPs.Equal(plan.EnablePublicIPs) && st.ShieldedVM.Equal(plan.ShieldedVM)
+	if keep && known(st.NodeConfigHash) && st.NodeConfigHash.ValueString() != "" && nodeSame {
+		plan.NodeConfigHash = st.NodeConfigHash
+	} else {
+		plan.NodeConfigHash = types.StringUnknown()
+	}
+	// An apply ends when the controller runs exactly what is declared: a drift the refresh found
+	// makes this an update, which has the agent put the files back.
+	plan.ConfigDrift = types.ListValueMust(types.StringType, []attr.Value{})
+}
+
+// homeSame is /home unchanged, a version left to the Filestore instance (unknown) included.
+func homeSame(ctx context.Context, a, b types.Object, diags *diag.Diagnostics) bool {
+	return !b.IsUnknown() && !homeChanged(ctx, a, b, diags)
 }

@@ -65,7 +65,8 @@ func fillOutputs(ctx context.Context, m *model, o observed, res applyResult) dia
 	} else if m.SlurmrestdEndpoint.IsUnknown() {
 		m.SlurmrestdEndpoint = types.StringValue("")
 	}
-	m.ConfigHash = types.StringValue(o.report.ConfigHash)
+	// The apply ended when the controller ran exactly this configuration: no drift.
+	setHashes(ctx, m, o, nil, &diags)
 
 	ctl, _ := readObject[controllerModel](ctx, m.Controller, &diags)
 	ctl.InternalIP = types.StringValue("")
@@ -184,7 +185,7 @@ func flatten(ctx context.Context, p *providerdata.Data, m *model, o observed) di
 	diags.Append(d...)
 	m.SSHCommand = types.StringValue(sshCommand(m.Name.ValueString(), m.Zone.ValueString(), len(o.logins) > 0 && o.logins[0] != nil))
 	m.SlurmrestdEndpoint = types.StringValue(endpoint(internalIP(ctl)))
-	m.ConfigHash = types.StringValue(o.report.ConfigHash)
+	setHashes(ctx, m, o, o.drift(), &diags)
 	return diags
 }
 

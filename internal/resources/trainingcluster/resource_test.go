@@ -19,14 +19,25 @@ import (
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 )
 
-// checkHash asserts the state's config_hash is the one the controller reported.
-func checkHash(f *acctest.FakeAgent, cluster string) resource.TestCheckFunc {
+// checkHash asserts the state's config_hash is the hash of the cluster's own configuration (as
+// its controller's metadata holds it, whatever partitions exist) and that the controller reported
+// the configuration applied.
+func checkHash(env *acctest.Env, f *acctest.FakeAgent, cluster string) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
 		got := s.RootModule().Resources[addr].Primary.Attributes["config_hash"]
-		if want := f.ControllerHash(cluster); got == "" || got != want {
-			return fmt.Errorf("config_hash %q, controller reports %q", got, want)
+		if f.ControllerHash(cluster) == "" {
+			return fmt.Errorf("the controller reported no config-hash")
 		}
-		return nil
+		return checkVM(env, clusterconfig.ControllerName(cluster), func(inst *computepb.Instance) error {
+			c, err := clusterconfig.DecodeCluster([]byte(metadataOf(inst)[clusterconfig.ClusterKey]))
+			if err != nil {
+				return err
+			}
+			if want, err := clusterconfig.OwnHash(c); err != nil || got == "" || got != want {
+				return fmt.Errorf("config_hash %q, the cluster's own configuration hashes to %q (%v)", got, want, err)
+			}
+			return nil
+		})(s)
 	}
 }
 
@@ -62,7 +73,7 @@ func TestAccTrainingCluster_basic(t *testing.T) {
 				},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					checkVMs(env, "hcb-controller", "hcb-login-0"),
-					checkHash(fake, "hcb"),
+					checkHash(env, fake, "hcb"),
 					checkVM(env, "hcb-controller", func(inst *computepb.Instance) error {
 						md := metadataOf(inst)
 						for k, v := range map[string]string{"enable-guest-attributes": "TRUE", "enable-oslogin": "TRUE", "block-project-ssh-keys": "TRUE"} {

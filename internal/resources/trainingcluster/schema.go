@@ -344,8 +344,23 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				MarkdownDescription: "slurmrestd on the controller, `http://<internal ip>:6820`, reachable inside the VPC (JWT authentication).",
 			},
 			"config_hash": schema.StringAttribute{
-				Computed:            true,
-				MarkdownDescription: "Hash of the Slurm configuration the controller reports applied (the cluster's settings and every partition).",
+				Computed: true,
+				MarkdownDescription: "Hash of the Slurm configuration this cluster declares by itself (its settings rendered without partitions): " +
+					"it changes only when the cluster's own Slurm settings or accounting change, never when a partition or health policy " +
+					"is added or changed. Whether the controller runs what every resource asked for shows in `config_drift`.",
+			},
+			"config_drift": schema.ListAttribute{
+				Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "What the controller runs that nobody declared, as of the last refresh: files the agent applied that were " +
+					"changed on the controller out of band (`/etc/slurm/slurm.conf changed on the controller out of band`), or a reported " +
+					"config hash that does not match the configuration in the controller's metadata. Empty after every apply; a refresh " +
+					"that finds drift makes the plan show an update, and the apply has the agent rewrite and reconfigure.",
+			},
+			"node_config_hash": schema.StringAttribute{
+				Computed: true,
+				MarkdownDescription: "Hash of what compute nodes take from the cluster at boot (agent build, mounts, controller address, " +
+					"network, service account, Shielded VM). Pass it to every `hypercompute_node_partition` as `cluster_node_config_hash`: " +
+					"it is unknown in a plan that changes it, so the partitions' plans show the rolling replacement of their static nodes.",
 			},
 			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 		},

@@ -53,7 +53,7 @@ func TestAccTrainingCluster_updateInPlace(t *testing.T) {
 				Check: resource.ComposeAggregateTestCheckFunc(
 					rememberID(env, "hcu-controller", &ctlID),
 					checkVMs(env, "hcu-controller", "hcu-login-0"),
-					checkHash(fake, "hcu"),
+					checkHash(env, fake, "hcu"),
 					func(s *terraform.State) error {
 						hashBefore = s.RootModule().Resources[addr].Primary.Attributes["config_hash"]
 						// A node partition writes its key on the controller meanwhile.
@@ -75,8 +75,8 @@ func TestAccTrainingCluster_updateInPlace(t *testing.T) {
 				Check: resource.ComposeAggregateTestCheckFunc(
 					sameID(env, "hcu-controller", &ctlID, true),
 					checkVMs(env, "hcu-controller", "hcu-login-0", "hcu-login-1"),
-					// The hash the apply waited for covers the new setting and the partition.
-					checkHash(fake, "hcu"),
+					// The cluster's own hash covers the new setting, not the partition.
+					checkHash(env, fake, "hcu"),
 					func(s *terraform.State) error {
 						if s.RootModule().Resources[addr].Primary.Attributes["config_hash"] == hashBefore {
 							return fmt.Errorf("config_hash did not change with slurm.extra")

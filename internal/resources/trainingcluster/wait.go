@@ -70,7 +70,8 @@ func (a *applier) waitReady(ctx context.Context, vm string, expect expectFunc) e
 		if text, ok := r.Rejected(want); ok {
 			return false, &ConfigRejectedError{VM: vm, Hash: want, Text: strings.TrimSpace(text)}
 		}
-		return r.Ready(want), nil
+		// The controller is done once it runs the configuration with its files as written.
+		return r.Ready(want) && (expect == nil || !drifting(r)), nil
 	})
 	switch {
 	case err == nil || ctx.Err() == nil:
