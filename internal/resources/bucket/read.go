@@ -3,7 +3,6 @@ package bucket
 import (
 	"context"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -15,16 +14,6 @@ import (
 
 func selfLink(name string) string {
 	return "https://www.googleapis.com/storage/v1/b/" + url.PathEscape(name)
-}
-
-// find reads the bucket; a missing one is a *tfutil.NotFoundError.
-func (r *bucketResource) find(ctx context.Context, name string) (*storage.Bucket, error) {
-	svc, err := r.Provider.Clients.Storage(ctx)
-	if err != nil {
-		return nil, err
-	}
-	b, err := svc.Buckets.Get(name).Context(ctx).Do()
-	return tfutil.Lookup(what, name, b, err)
 }
 
 // flatten writes what the API holds into m; m's own spelling of the location is kept when it names the same
@@ -76,13 +65,4 @@ func (r *bucketResource) flatten(ctx context.Context, b *storage.Bucket, m *mode
 	diags.Append(d...)
 	m.Labels, m.EffectiveLabels = labels, effective
 	return diags
-}
-
-// projectOwns reports whether the bucket belongs to project (buckets carry only the project number).
-func (r *bucketResource) projectOwns(ctx context.Context, b *storage.Bucket, project string) (bool, error) {
-	p, err := r.Provider.Clients.Projects.Get(ctx, projectRequest(project))
-	if err != nil {
-		return false, err
-	}
-	return strconv.FormatUint(p.GetId(), 10) == strconv.FormatUint(b.ProjectNumber, 10), nil
 }

@@ -5,11 +5,9 @@ package bucket
 import (
 	"context"
 	"fmt"
-	"maps"
 	"strings"
 	"time"
 
-	"cloud.google.com/go/compute/apiv1/computepb"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -53,20 +51,20 @@ func (r *bucketResource) Create(ctx context.Context, req resource.CreateRequest,
 	}
 	ctx, cancel := tfutil.Deadline(ctx, plan.Timeouts.Create, defaultCreateTimeout, &resp.Diagnostics)
 	defer cancel()
-	want, diags := toAPI(ctx, &plan)
+	want, diags := toDesired(ctx, &plan)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	name, project := plan.Name.ValueString(), plan.Project.ValueString()
+	name, project := plan.Name.ValueString(), want.project
 	svc, err := r.Provider.Clients.Storage(ctx)
 	if err != nil {
 		resp.Diagnostics.AddError("Unable to create "+what+" "+name, err.Error())
 		return
 	}
-	b, err := svc.Buckets.Insert(project, want).Context(ctx).Do()
+	b, err := svc.Buckets.Insert(project, want.bucket).Context(ctx).Do()
 	if err != nil {
-		b, err = r.adopt(ctx, err, want, project)
+		b, err = r.adopt(ctx, err, want)
 	}
 	if err != nil {
 		resp.Diagnostics.AddError("Unable to create "+what+" "+name, err.Error())
@@ -79,34 +77,24 @@ func (r *bucketResource) Create(ctx context.Context, req resource.CreateRequest,
 // adopt finishes an insert that answered 409. Bucket names are global: the bucket is this apply's own only
 // when it is in the project (an earlier try whose answer was lost, or an earlier apply's) and matches the plan;
 // otherwise the name is someone else's and the error says so.
-func (r *bucketResource) adopt(ctx context.Context, insertErr error, want *storage.Bucket, project string) (*storage.Bucket, error) {
+func (r *bucketResource) adopt(ctx context.Context, insertErr error, want *desired) (*storage.Bucket, error) {
 	err := gcp.Classify(insertErr)
 	if !gcp.IsConflict(err) {
 		return nil, err
 	}
-	got, gerr := r.find(ctx, want.Name)
+	name, project := want.bucket.Name, want.project
+	got, gerr := r.find(ctx, name)
 	if gerr != nil {
-		return nil, fmt.Errorf("the bucket name %s is taken (%w); choose another: bucket names are unique across all of Cloud Storage", want.Name, err)
+		return nil, fmt.Errorf("the bucket name %s is taken (%w); choose another: bucket names are unique across all of Cloud Storage", name, err)
 	}
 	if mine, perr := r.projectOwns(ctx, got, project); perr != nil || !mine {
-		return nil, fmt.Errorf("the bucket name %s is taken by another project; choose another: bucket names are unique across all of Cloud Storage", want.Name)
+		return nil, fmt.Errorf("the bucket name %s is taken by another project; choose another: bucket names are unique across all of Cloud Storage", name)
 	}
-	if attr := mismatch(got, want); attr != "" {
+	if attr := want.mismatch(got); attr != "" {
 		return nil, fmt.Errorf("%s %s already exists in project %s and differs from this configuration in %s; "+
-			"import it (terraform import <address> %s) or choose another name", what, want.Name, project, attr, want.Name)
+			"import it (terraform import <address> %s) or choose another name", what, name, project, attr, name)
 	}
 	return got, nil
-}
-
-// mismatch names the first setting fixed at creation in which got differs from want ("" when none).
-func mismatch(got, want *storage.Bucket) string {
-	switch {
-	case !strings.EqualFold(got.Location, want.Location):
-		return "location"
-	case (got.HierarchicalNamespace != nil && got.HierarchicalNamespace.Enabled) != (want.HierarchicalNamespace != nil && want.HierarchicalNamespace.Enabled):
-		return "hierarchical_namespace"
-	}
-	return ""
 }
 
 func (r *bucketResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -132,7 +120,7 @@ func (r *bucketResource) Update(ctx context.Context, req resource.UpdateRequest,
 	}
 	ctx, cancel := tfutil.Deadline(ctx, plan.Timeouts.Update, defaultUpdateTimeout, &resp.Diagnostics)
 	defer cancel()
-	want, diags := toAPI(ctx, &plan)
+	want, diags := toDesired(ctx, &plan)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -144,7 +132,7 @@ func (r *bucketResource) Update(ctx context.Context, req resource.UpdateRequest,
 		return
 	}
 	b := cur
-	if patch, fields := patchFor(cur, want); len(fields) > 0 {
+	if patch, fields := want.patch(cur); len(fields) > 0 {
 		svc, err := r.Provider.Clients.Storage(ctx)
 		if err == nil {
 			// The metageneration precondition makes a concurrent change fail instead of being overwritten.
@@ -154,7 +142,7 @@ func (r *bucketResource) Update(ctx context.Context, req resource.UpdateRequest,
 			// A resent patch whose first answer was lost finds the metageneration moved on: the change is
 			// done when the bucket now is what the plan asks for.
 			if now, ferr := r.find(ctx, name); ferr == nil {
-				if _, left := patchFor(now, want); len(left) == 0 {
+				if _, left := want.patch(now); len(left) == 0 {
 					b, err = now, nil
 				}
 			}
@@ -166,52 +154,6 @@ func (r *bucketResource) Update(ctx context.Context, req resource.UpdateRequest,
 	}
 	resp.Diagnostics.Append(r.flatten(ctx, b, &plan)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-}
-
-// patchFor is the buckets.patch body that turns cur into want, and the attributes it changes.
-func patchFor(cur, want *storage.Bucket) (*storage.Bucket, []string) {
-	p := &storage.Bucket{}
-	var fields []string
-	if cur.StorageClass != want.StorageClass {
-		p.StorageClass = want.StorageClass
-		fields = append(fields, "storage_class")
-	}
-	curAuto, curTerminal := cur.Autoclass != nil && cur.Autoclass.Enabled, ""
-	if curAuto {
-		curTerminal = cur.Autoclass.TerminalStorageClass
-	}
-	if curAuto != want.Autoclass.Enabled || (want.Autoclass.Enabled && curTerminal != want.Autoclass.TerminalStorageClass) {
-		p.Autoclass = want.Autoclass
-		fields = append(fields, "autoclass")
-	}
-	curUniform := cur.IamConfiguration != nil && cur.IamConfiguration.UniformBucketLevelAccess != nil && cur.IamConfiguration.UniformBucketLevelAccess.Enabled
-	if curUniform != want.IamConfiguration.UniformBucketLevelAccess.Enabled {
-		p.IamConfiguration = want.IamConfiguration
-		fields = append(fields, "uniform_bucket_level_access")
-	}
-	var curSoft int64
-	if cur.SoftDeletePolicy != nil {
-		curSoft = cur.SoftDeletePolicy.RetentionDurationSeconds
-	}
-	if curSoft != want.SoftDeletePolicy.RetentionDurationSeconds {
-		p.SoftDeletePolicy = want.SoftDeletePolicy
-		fields = append(fields, "soft_delete_retention_seconds")
-	}
-	if !maps.Equal(cur.Labels, want.Labels) {
-		// Patch merges labels: the wanted ones are sent, the others sent as null to remove them.
-		p.Labels = maps.Clone(want.Labels)
-		if p.Labels == nil {
-			p.Labels = map[string]string{}
-		}
-		for k := range cur.Labels {
-			if _, ok := want.Labels[k]; !ok {
-				p.NullFields = append(p.NullFields, "Labels."+k)
-			}
-		}
-		p.ForceSendFields = append(p.ForceSendFields, "Labels")
-		fields = append(fields, "labels")
-	}
-	return p, fields
 }
 
 func (r *bucketResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -285,8 +227,4 @@ func (r *bucketResource) ImportState(ctx context.Context, req resource.ImportSta
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("project"), project)...)
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("labels"), types.MapNull(types.StringType))...)
-}
-
-func projectRequest(project string) *computepb.GetProjectRequest {
-	return &computepb.GetProjectRequest{Project: project}
 }
