@@ -11,18 +11,20 @@ import (
 	"time"
 )
 
-// cliJob writes a batch script that traps USR1 (writing marker<job id>) and runs until cancelled,
+// cliJob writes a batch script that traps USR1 (writing marker<job id>), says it did (writing
+// marker<job id>.trapped) and runs until cancelled,
 // with extra #SBATCH lines, and submits it with CLI.Submit.
 func cliJob(t *testing.T, c *testCluster, cli CLI, name, marker string, sbatch ...string) int {
 	t.Helper()
-	out := filepath.Join(c.dir, "out")
+	out := filepath.Join(c.Dir, "out")
 	script := filepath.Join(out, name+".sbatch")
 	body := fmt.Sprintf("#!/bin/sh\n#SBATCH --job-name=%s\n#SBATCH --partition=%s\n#SBATCH --output=%s/%s-%%j.out\n#SBATCH --chdir=%s\n",
 		name, testPartition, out, name, out)
 	for _, l := range sbatch {
 		body += "#SBATCH " + l + "\n"
 	}
-	body += "trap 'echo checkpoint > " + marker + "$SLURM_JOB_ID' USR1\nwhile :; do sleep 0.1; done\n"
+	body += "trap 'echo checkpoint > " + marker + "$SLURM_JOB_ID' USR1\ntouch " + marker + "$SLURM_JOB_ID.trapped\n" +
+		"while :; do sleep 0.1; done\n"
 	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -54,8 +56,8 @@ func waitJobCLI(t *testing.T, cli CLI, id int, what string, ok func(JobInfo) boo
 func TestRealCLIJobLifecycle(t *testing.T) {
 	c := needCluster(t)
 	ctx := testContext(t)
-	cli := CLI{Conf: c.conf}
-	out := filepath.Join(c.dir, "out")
+	cli := CLI{Conf: c.Conf}
+	out := filepath.Join(c.Dir, "out")
 	marker := filepath.Join(out, "usr1-")
 	id := cliJob(t, c, cli, "cli", marker, "--requeue")
 	waitState := func(what string, ok func(JobInfo) bool) JobInfo {
@@ -75,6 +77,13 @@ func TestRealCLIJobLifecycle(t *testing.T) {
 		t.Errorf("NodeJobs(%s, PENDING) = %v, %v; want no job %d", testNode, ids, err, id)
 	}
 
+	// RUNNING is slurmctld's word; the script may not have set its trap yet.
+	if err := waitFor(30*time.Second, "the batch script to set its trap", func() bool {
+		_, err := os.Stat(fmt.Sprintf("%s%d.trapped", marker, id))
+		return err == nil
+	}); err != nil {
+		t.Fatal(err)
+	}
 	if err := cli.SignalBatch(ctx, id, "USR1"); err != nil {
 		t.Fatal(err)
 	}
@@ -118,8 +127,8 @@ func TestRealCLIJobLifecycle(t *testing.T) {
 // A job held for a BeginTime an hour away starts at once after StartJobNow.
 func TestRealCLIStartJobNow(t *testing.T) {
 	c := needCluster(t)
-	cli := CLI{Conf: c.conf}
-	id := cliJob(t, c, cli, "later", filepath.Join(c.dir, "out", "later-usr1-"), "--begin=now+1hour")
+	cli := CLI{Conf: c.Conf}
+	id := cliJob(t, c, cli, "later", filepath.Join(c.Dir, "out", "later-usr1-"), "--begin=now+1hour")
 	waitJobCLI(t, cli, id, "the job held for its BeginTime", func(j JobInfo) bool {
 		return j.State == "PENDING" && j.Reason == "BeginTime"
 	})

@@ -17,7 +17,7 @@ import (
 
 func jwtClient(t *testing.T, c *testCluster) *Client {
 	t.Helper()
-	return NewClient(Config{BaseURL: c.restURL, User: "root", Token: TokenFromScontrol("root", 10*time.Minute)})
+	return NewClient(Config{BaseURL: c.RESTURL, User: "root", Token: TokenFromScontrol("root", 10*time.Minute)})
 }
 
 func TestRealDiscoveryPicksV0038(t *testing.T) {
@@ -49,8 +49,8 @@ func TestRealPing(t *testing.T) {
 	if res.APIVersion != "v0.0.38" || !strings.HasPrefix(res.SlurmRelease, "22.05") {
 		t.Errorf("ping says API %q Slurm %q, want v0.0.38 and 22.05.x", res.APIVersion, res.SlurmRelease)
 	}
-	if len(res.Controllers) != 1 || !res.Controllers[0].Responding || res.Controllers[0].Hostname != c.hostname {
-		t.Errorf("controllers = %+v, want one responding on %s", res.Controllers, c.hostname)
+	if len(res.Controllers) != 1 || !res.Controllers[0].Responding || res.Controllers[0].Hostname != c.Hostname {
+		t.Errorf("controllers = %+v, want one responding on %s", res.Controllers, c.Hostname)
 	}
 }
 
@@ -82,7 +82,7 @@ func TestRealSubmitJobRunsToCompletion(t *testing.T) {
 	c := needCluster(t)
 	ctx := testContext(t)
 	cl := jwtClient(t, c)
-	out := filepath.Join(c.dir, "out", "hello-%j.out")
+	out := filepath.Join(c.Dir, "out", "hello-%j.out")
 	id, err := cl.SubmitJob(ctx, JobSpec{
 		Name:         "hello",
 		Partition:    testPartition,
@@ -90,7 +90,7 @@ func TestRealSubmitJobRunsToCompletion(t *testing.T) {
 		Nodes:        1,
 		TasksPerNode: 1,
 		TimeLimit:    90 * time.Second, // rounds up to 2 minutes
-		WorkDir:      filepath.Join(c.dir, "out"),
+		WorkDir:      filepath.Join(c.Dir, "out"),
 		StdOut:       out,
 		Env:          map[string]string{"PATH": DefaultPath, "GREETING": "hi from the REST client"},
 		Requeue:      true,
@@ -120,7 +120,7 @@ func TestRealSubmitJobRunsToCompletion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := c.hostname + "\ngreeting=hi from the REST client\n"
+	want := c.Hostname + "\ngreeting=hi from the REST client\n"
 	if string(data) != want {
 		t.Errorf("job output = %q, want %q", data, want)
 	}
@@ -130,7 +130,7 @@ func TestRealSubmitFailingJobReportsExitCode(t *testing.T) {
 	c := needCluster(t)
 	ctx := testContext(t)
 	cl := jwtClient(t, c)
-	id, err := cl.SubmitJob(ctx, JobSpec{Name: "fails", Script: "#!/bin/sh\nexit 3\n", WorkDir: filepath.Join(c.dir, "out")})
+	id, err := cl.SubmitJob(ctx, JobSpec{Name: "fails", Script: "#!/bin/sh\nexit 3\n", WorkDir: filepath.Join(c.Dir, "out")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func TestRealCancelJob(t *testing.T) {
 	ctx := testContext(t)
 	cl := jwtClient(t, c)
 	id, err := cl.SubmitJob(ctx, JobSpec{Name: "sleeper", Script: "#!/bin/sh\nsleep 300\n",
-		TimeLimit: 5 * time.Minute, WorkDir: filepath.Join(c.dir, "out")})
+		TimeLimit: 5 * time.Minute, WorkDir: filepath.Join(c.Dir, "out")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +229,7 @@ func TestRealListNodesAndPartitions(t *testing.T) {
 	}
 	n := nodes[0]
 	if n.Name != testNode || n.State != NodeIdle || n.CPUs != 2 || !slices.Equal(n.Partitions, []string{testPartition}) ||
-		n.Hostname != c.hostname || n.Drained() {
+		n.Hostname != c.Hostname || n.Drained() {
 		t.Errorf("node = %+v, want %s IDLE, 2 CPUs, in %s", n, testNode, testPartition)
 	}
 	parts, err := cl.ListPartitions(ctx)
@@ -280,11 +280,11 @@ func TestRealNoTokenIsUnauthorized(t *testing.T) {
 	c := needCluster(t)
 	ctx := testContext(t)
 	// Discovery itself needs credentials on slurmrestd 22.05.
-	_, err := NewClient(Config{BaseURL: c.restURL}).APIVersion(ctx)
+	_, err := NewClient(Config{BaseURL: c.RESTURL}).APIVersion(ctx)
 	if !IsUnauthorized(err) {
 		t.Errorf("discovery without token: %v, want unauthorized", err)
 	}
-	_, err = NewClient(Config{BaseURL: c.restURL, Version: "v0.0.38"}).ListNodes(ctx)
+	_, err = NewClient(Config{BaseURL: c.RESTURL, Version: "v0.0.38"}).ListNodes(ctx)
 	var ae *APIError
 	if !IsUnauthorized(err) || !errors.As(err, &ae) || ae.HTTPStatus != 401 || ae.Body != "Authentication failure" {
 		t.Errorf("ListNodes without token: %#v, want HTTP 401 \"Authentication failure\"", err)
@@ -294,7 +294,7 @@ func TestRealNoTokenIsUnauthorized(t *testing.T) {
 func TestRealBadTokenIsAnAPIError(t *testing.T) {
 	c := needCluster(t)
 	bad := func(context.Context) (string, error) { return "not.a.jwt", nil }
-	_, err := NewClient(Config{BaseURL: c.restURL, User: "root", Token: bad, Version: "v0.0.38"}).ListNodes(testContext(t))
+	_, err := NewClient(Config{BaseURL: c.RESTURL, User: "root", Token: bad, Version: "v0.0.38"}).ListNodes(testContext(t))
 	// 22.05 answers HTTP 500 "Unspecified error" (-1): see the package comment.
 	var ae *APIError
 	if !errors.As(err, &ae) || ae.HTTPStatus != 500 || !ae.HasNumber(ErrnoUnspecified) {
@@ -305,7 +305,7 @@ func TestRealBadTokenIsAnAPIError(t *testing.T) {
 func TestRealUnixSocketLocalAuth(t *testing.T) {
 	c := needCluster(t)
 	ctx := testContext(t)
-	cl := NewClient(Config{BaseURL: "unix://" + c.restSock})
+	cl := NewClient(Config{BaseURL: "unix://" + c.RESTSocket})
 	res, err := cl.Ping(ctx)
 	if err != nil {
 		t.Fatal(err)
