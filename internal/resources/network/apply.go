@@ -33,13 +33,19 @@ func (a *applier) wait(ctx context.Context, op *compute.Operation, err error) er
 
 // apply converges everything the network owns. The VPC and its subnet come first (everything
 // else references them); then the independent parts run concurrently, so a create costs a few
-// operation latencies instead of one per part.
-func (a *applier) apply(ctx context.Context) error {
-	if _, err := a.ensureVPC(ctx, a.d.name, vpcDescription(a.d.description), a.d.mtu, ""); err != nil {
-		if gcp.IsAlreadyExists(err) {
-			// Not found a moment ago, and now another apply's insert won (ownership.go).
-			return &notOursError{project: a.d.project, name: a.d.name, why: "was created by another apply at the same time"}
+// operation latencies instead of one per part. insert is set when a create's claim found no VPC:
+// then this apply must be the one that inserts it.
+func (a *applier) apply(ctx context.Context, insert bool) error {
+	desc := vpcDescription(a.d.description)
+	if insert {
+		if _, err := a.insertVPC(ctx, a.d.name, desc, a.d.mtu, ""); err != nil {
+			if gcp.IsAlreadyExists(err) {
+				// Absent at the claim, and now another apply's insert won (ownership.go).
+				return &notOursError{project: a.d.project, name: a.d.name, why: "was created by another apply at the same time"}
+			}
+			return err
 		}
+	} else if _, err := a.ensureVPC(ctx, a.d.name, desc, a.d.mtu, ""); err != nil {
 		return err
 	}
 	// The subnet precedes the private service access range: a range Google picks avoids the

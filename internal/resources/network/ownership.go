@@ -70,27 +70,28 @@ func isNotOurs(err error) bool {
 	return errors.As(err, &n)
 }
 
-// claim runs before a create changes anything: nil when the network does not exist or is an
-// unfinished create of this resource, a *notOursError when it is someone else's.
-func (a *applier) claim(ctx context.Context) error {
+// claim runs before a create changes anything: it reports whether the VPC exists (an unfinished
+// create of this resource, to finish) or not (to insert), and is a *notOursError when the VPC is
+// someone else's.
+func (a *applier) claim(ctx context.Context) (exists bool, err error) {
 	net, err := a.findNetwork(ctx, a.d.name)
 	if err != nil {
 		if tfutil.IsNotFound(err) {
-			return nil
+			return false, nil
 		}
-		return fmt.Errorf("reading network %s: %w", a.d.name, err)
+		return false, fmt.Errorf("reading network %s: %w", a.d.name, err)
 	}
 	refuse := func(why string) error { return &notOursError{project: a.d.project, name: a.d.name, why: why} }
 	if !strings.HasSuffix(net.GetDescription(), createdMarker) {
-		return refuse("was not created by hypercompute_network (its description lacks " + createdMarker + ")")
+		return true, refuse("was not created by hypercompute_network (its description lacks " + createdMarker + ")")
 	}
 	rules, err := a.listFirewalls(ctx)
 	if err != nil {
-		return fmt.Errorf("listing the firewall rules of %s: %w", a.d.name, err)
+		return true, fmt.Errorf("listing the firewall rules of %s: %w", a.d.name, err)
 	}
 	if rules[a.d.n.fwInternal()] {
-		return refuse("its create finished (its " + a.d.n.fwInternal() + " firewall rule, which a create makes last, exists), " +
+		return true, refuse("its create finished (its " + a.d.n.fwInternal() + " firewall rule, which a create makes last, exists), " +
 			"so another Terraform state owns it")
 	}
-	return nil
+	return true, nil
 }

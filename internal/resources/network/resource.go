@@ -87,13 +87,16 @@ func (r *networkResource) converge(ctx context.Context, plan *model, state *tfsd
 		verb = "create"
 	}
 	a := &applier{c: r.Provider.Clients, d: d}
+	insert := false
 	if create {
-		if err := a.claim(ctx); err != nil {
+		exists, err := a.claim(ctx)
+		if err != nil {
 			diags.AddError("Unable to create network "+d.name, err.Error())
 			return
 		}
+		insert = !exists
 	}
-	applyErr := a.apply(ctx)
+	applyErr := a.apply(ctx, insert)
 	if applyErr != nil {
 		diags.AddError(fmt.Sprintf("Unable to %s network %s", verb, d.name), applyErr.Error())
 		if isNotOurs(applyErr) {

@@ -20,23 +20,7 @@ func (a *applier) ensureVPC(ctx context.Context, name, description string, mtu i
 		return nil, fmt.Errorf("reading network %s: %w", name, err)
 	}
 	if cur == nil {
-		net := &computepb.Network{
-			Name:                  proto.String(name),
-			AutoCreateSubnetworks: proto.Bool(false),
-			Mtu:                   proto.Int32(int32(mtu)),
-			RoutingConfig:         &computepb.NetworkRoutingConfig{RoutingMode: proto.String("REGIONAL")},
-		}
-		if description != "" {
-			net.Description = proto.String(description)
-		}
-		if profile != "" {
-			net.NetworkProfile = proto.String(profile)
-		}
-		op, err := a.c.Networks.Insert(ctx, gcp.WithRequestID(&computepb.InsertNetworkRequest{Project: a.d.project, NetworkResource: net}))
-		if err := a.wait(ctx, op, err); err != nil {
-			return nil, fmt.Errorf("creating network %s: %w", name, err)
-		}
-		return a.findNetwork(ctx, name)
+		return a.insertVPC(ctx, name, description, mtu, profile)
 	}
 	if int64(cur.GetMtu()) != mtu {
 		op, err := a.c.Networks.Patch(ctx, gcp.WithRequestID(&computepb.PatchNetworkRequest{
@@ -48,6 +32,27 @@ func (a *applier) ensureVPC(ctx context.Context, name, description string, mtu i
 		return a.findNetwork(ctx, name)
 	}
 	return cur, nil
+}
+
+// insertVPC creates a custom-mode VPC; one that already exists is an ALREADY_EXISTS error.
+func (a *applier) insertVPC(ctx context.Context, name, description string, mtu int64, profile string) (*computepb.Network, error) {
+	net := &computepb.Network{
+		Name:                  proto.String(name),
+		AutoCreateSubnetworks: proto.Bool(false),
+		Mtu:                   proto.Int32(int32(mtu)),
+		RoutingConfig:         &computepb.NetworkRoutingConfig{RoutingMode: proto.String("REGIONAL")},
+	}
+	if description != "" {
+		net.Description = proto.String(description)
+	}
+	if profile != "" {
+		net.NetworkProfile = proto.String(profile)
+	}
+	op, err := a.c.Networks.Insert(ctx, gcp.WithRequestID(&computepb.InsertNetworkRequest{Project: a.d.project, NetworkResource: net}))
+	if err := a.wait(ctx, op, err); err != nil {
+		return nil, fmt.Errorf("creating network %s: %w", name, err)
+	}
+	return a.findNetwork(ctx, name)
 }
 
 // deleteVPC deletes a network; a network that is already gone is not an error.
