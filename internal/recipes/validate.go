@@ -67,12 +67,9 @@ func Validate(j Job) (Recipe, error) {
 			return r, err
 		}
 	}
-	if j.Precision != "" && j.Precision != r.Precision {
-		if err := catalog.ValidateTrainingPrecision(r.Profile, j.Precision); err != nil {
-			return r, fmt.Errorf("precision = %q: %w", j.Precision, err)
-		}
-		if r.Launcher != launcherMegatronBridge {
-			return r, fmt.Errorf("precision = %q: recipe %s (%s) runs in %s only; only Megatron-Bridge recipes switch precision", j.Precision, r.Key(), r.Launcher, r.Precision)
+	if j.Precision != "" {
+		if err := CheckPrecision(r, j.Precision); err != nil {
+			return r, err
 		}
 	}
 	if r.NeedsResumeFrom && j.Checkpoint.ResumeFrom == "" {
@@ -114,6 +111,22 @@ func Validate(j Job) (Recipe, error) {
 		}
 	}
 	return r, nil
+}
+
+// CheckPrecision says whether the recipe runs in precision: one its profile
+// trains in (the machine catalog), through a launcher that switches
+// precision (Megatron-Bridge's --compute_dtype) unless it is the recipe's own.
+func CheckPrecision(r Recipe, precision string) error {
+	if precision == r.Precision {
+		return nil
+	}
+	if err := catalog.ValidateTrainingPrecision(r.Profile, precision); err != nil {
+		return fmt.Errorf("precision = %q: %w", precision, err)
+	}
+	if r.Launcher != launcherMegatronBridge {
+		return fmt.Errorf("precision = %q: recipe %s (%s) runs in %s only; only Megatron-Bridge recipes switch precision", precision, r.Key(), r.Launcher, r.Precision)
+	}
+	return nil
 }
 
 func absPath(field, p string) error {
