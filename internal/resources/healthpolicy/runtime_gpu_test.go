@@ -1,0 +1,227 @@
+package healthpolicy_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"cloud.google.com/go/compute/apiv1/computepb"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/acctest"
+	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/instances"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/recipes"
+)
+
+// gpuRuntimeConfig is a cluster on the local runtime with a partition of two g2-standard-4 nodes
+// (one L4 each: GPU tool stand-ins and device files), a health policy whose gpu and ecc checks
+// reimage a failed node, and the CPU recipe training on both nodes with checkpoints every 10 s.
+func gpuRuntimeConfig(agentPath, agentSHA string) string {
+	return fmt.Sprintf(`
+resource "hypercompute_network" "net" {
+  name   = "hhg-net"
+  subnet = { cidr = "10.0.0.0/20" }
+}
+
+resource "hypercompute_filestore" "home" {
+  name                = "hhg-home"
+  tier                = "BASIC_HDD"
+  share               = { capacity_gb = 1024 }
+  network             = { name = hypercompute_network.net.name }
+  deletion_protection = false
+}
+
+resource "hypercompute_training_cluster" "c" {
+  name                = "hhg"
+  network             = hypercompute_network.net.name
+  home                = { filestore = hypercompute_filestore.home.id }
+  agent               = { url = "file://%s", sha256 = %q }
+  deletion_protection = false
+  timeouts            = { create = "5m", update = "3m" }
+}
+
+resource "hypercompute_node_partition" "gpu" {
+  cluster           = hypercompute_training_cluster.c.id
+  name              = "gpu"
+  machine_type      = "g2-standard-4"
+  static_node_count = 2
+  timeouts          = { create = "5m" }
+}
+
+resource "hypercompute_health_policy" "gpu" {
+  cluster          = hypercompute_training_cluster.c.id
+  name             = "gpu"
+  partitions       = [hypercompute_node_partition.gpu.name]
+  interval_seconds = 2
+  requeue_jobs     = true
+  limits           = { max_unavailable_percent = 50 }
+  checks = [
+    { name = "gpu", schedules = ["boot", "periodic"], action = "reimage" },
+    { name = "ecc", schedules = ["boot", "periodic"], action = "reimage" },
+  ]
+  timeouts = { create = "3m", delete = "2m" }
+}
+
+resource "hypercompute_recipe_job" "train" {
+  cluster   = hypercompute_training_cluster.c.id
+  partition = hypercompute_node_partition.gpu.name
+  name      = "train"
+  nodes     = 2
+  recipe = {
+    model = "tiny-gpt"
+    size  = "2m"
+    mode  = "pretrain"
+  }
+  overrides  = { max_steps = 150 }
+  checkpoint = { interval = "10s" }
+  wait_for   = "running"
+  timeouts   = { create = "4m", delete = "2m" }
+  depends_on = [hypercompute_health_policy.gpu]
+}
+`, agentPath, agentSHA)
+}
+
+// The issue's proof, through Terraform on the local runtime: uncorrected ECC errors injected
+// into a node's GPU stand-in while the CPU recipe trains on it → real Slurm drains the node with
+// the ecc check's reason → the controller requeues the job and reimages the node through the
+// emulator's Compute API (a new VM from the partition's template, a new boot) → the node is back
+// to IDLE → the job resumes from its last checkpoint and completes; the records show the reimage.
+func TestAccHealthPolicy_gpuFaultUnderARecipeJob(t *testing.T) {
+	acctest.PreCheck(t)
+	acctest.RequireClusterTools(t)
+	if err := exec.Command("/usr/bin/python3", "-c", "import torch.distributed").Run(); err != nil {
+		t.Skip("skipping: /usr/bin/python3 cannot import torch (install python3-torch: scripts/install-deps.sh)")
+	}
+	env := acctest.NewWithRuntime(t)
+	agentPath, agentSHA := acctest.AgentBinary(t)
+	run := func(vm string, argv ...string) (string, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		out, stderr, err := env.Runtime.Exec(ctx, instances.InstanceKey(acctest.Project, acctest.Zone, vm), argv...)
+		if err != nil {
+			return "", fmt.Errorf("%s on %s: %v\n%s%s", strings.Join(argv, " "), vm, err, out, stderr)
+		}
+		return strings.TrimSpace(string(out)), nil
+	}
+	slurm := func(cmd string) string {
+		s, _ := run("hhg-controller", "env", "SLURM_CONF=/etc/slurm/slurm.conf", "sh", "-c", cmd)
+		return s
+	}
+	svc := env.Server.Component("instances").(*instances.Service)
+	controllerKey := instances.InstanceKey(acctest.Project, acctest.Zone, "hhg-controller")
+	attr := func(name string) string {
+		return svc.GuestAttributes(controllerKey).Values[cc.GuestAttributeNamespace][name]
+	}
+	report := func() (cc.JobReport, recipes.Progress) {
+		var p recipes.Progress
+		r, err := cc.DecodeJobReport(attr(cc.JobAttr("train")))
+		if err == nil {
+			_ = json.Unmarshal(r.Progress, &p)
+		}
+		return r, p
+	}
+	waitFor := func(what string, timeout time.Duration, ok func() (string, bool)) error {
+		deadline := time.Now().Add(timeout)
+		for {
+			s, done := ok()
+			if done {
+				return nil
+			}
+			if time.Now().After(deadline) {
+				r, p := report()
+				return fmt.Errorf("waiting for %s: last seen %q\njob %+v progress %+v\n%s\n%s", what, s, r, p,
+					slurm("sinfo -N -o '%N %T %E'; squeue"), slurm("tail -n 25 /var/log/hypercompute/agent.log"))
+			}
+			time.Sleep(300 * time.Millisecond)
+		}
+	}
+	vmID := func(name string) uint64 {
+		inst, err := env.Clients().Instances.Get(context.Background(), &computepb.GetInstanceRequest{Project: acctest.Project, Zone: acctest.Zone, Instance: name})
+		if err != nil {
+			return 0
+		}
+		return inst.GetId()
+	}
+	proof := func(*terraform.State) error {
+		var before recipes.Progress
+		var job cc.JobReport
+		if err := waitFor("a checkpoint of the running job", 3*time.Minute, func() (string, bool) {
+			job, before = report()
+			return fmt.Sprintf("%s step %d checkpoint %d", job.State, before.Step, before.LastCheckpointStep), job.State == "RUNNING" && before.LastCheckpointStep > 0
+		}); err != nil {
+			return err
+		}
+		nodes, err := cc.ExpandHostlist(job.Nodes)
+		if err != nil || len(nodes) != 2 {
+			return fmt.Errorf("the job runs on %q, want both nodes: %v", job.Nodes, err)
+		}
+		node := nodes[0]
+		if gres := slurm("sinfo -h -N -n " + node + " -o %G"); gres != "gpu:l4:1" {
+			return fmt.Errorf("%s has gres %q, want gpu:l4:1", node, gres)
+		}
+		idBefore := vmID(node)
+		resp, err := http.Post(env.URL+"/emulator/v1/projects/"+acctest.Project+"/zones/"+acctest.Zone+"/instances/"+node+":gpuFault", "application/json", strings.NewReader(`{"uncorrectedEcc": 2}`))
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("%s:gpuFault answered %s", node, resp.Status)
+		}
+		state := func() string { return slurm("sinfo -h -N -n " + node + " -o '%T|%E'") }
+		if err := waitFor(node+" drained by the ecc check", 60*time.Second, func() (string, bool) {
+			s := state()
+			return s, strings.HasPrefix(s, "drain") && strings.Contains(s, "hc:ecc: GPU 0 has 2 uncorrected volatile ECC errors")
+		}); err != nil {
+			return err
+		}
+		if err := waitFor(node+" reimaged and back in service", 4*time.Minute, func() (string, bool) {
+			s := state()
+			return s, vmID(node) != idBefore && vmID(node) != 0 && strings.HasSuffix(s, "|none") && !strings.HasPrefix(s, "drain") && !strings.ContainsAny(s, "*~#%")
+		}); err != nil {
+			return err
+		}
+		var after recipes.Progress
+		if err := waitFor("the job to resume and complete", 5*time.Minute, func() (string, bool) {
+			job, after = report()
+			return fmt.Sprintf("%s restarts %d step %d", job.State, after.Restarts, after.Step), job.State == "COMPLETED"
+		}); err != nil {
+			return err
+		}
+		if after.Restarts < 1 || after.Step != 150 {
+			return fmt.Errorf("the job completed with %d restarts at step %d; want a restart and step 150", after.Restarts, after.Step)
+		}
+		out, _ := run("hhg-controller", "sh", "-c", "grep -o 'resumed from .* at step [0-9]*' "+job.LogPath+" | tail -n 1")
+		i := strings.LastIndex(out, " at step ")
+		if i < 0 {
+			return fmt.Errorf("the requeued run did not resume from a checkpoint (log: %q)", out)
+		}
+		if at, _ := strconv.Atoi(out[i+len(" at step "):]); at < before.LastCheckpointStep || at == 0 {
+			return fmt.Errorf("the requeued run resumed at step %d, behind the checkpoint at step %d taken before the fault", at, before.LastCheckpointStep)
+		}
+		h, _, err := cc.DecodeHealthReport(map[string]string{cc.GuestAttrHealth: attr(cc.GuestAttrHealth)})
+		if err != nil {
+			return err
+		}
+		for _, r := range h.Done {
+			if r.Node == node && r.Action == cc.ActionReimage && r.Result == "ok" && r.Check == cc.CheckECC {
+				return nil
+			}
+		}
+		return fmt.Errorf("the health records show no successful reimage of %s after its ecc failure: %+v", node, h.Done)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: env.Config(gpuRuntimeConfig(agentPath, agentSHA)), Check: proof},
+		},
+	})
+}
