@@ -1,27 +1,12 @@
 package filestore_test
 
 import (
-	"os"
 	"testing"
-
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/acctest"
 )
 
 // The documentation's example passes every plan-time check.
 func TestAccFilestore_example(t *testing.T) {
-	env := acctest.New(t)
-	example, err := os.ReadFile("../../../examples/resources/hypercompute_filestore/resource.tf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: factories,
-		Steps: []resource.TestStep{{
-			Config:             env.Config(string(example)),
-			PlanOnly:           true,
-			ExpectNonEmptyPlan: true,
-		}},
-	})
+	acctest.PlanExample(t, factories, "hypercompute_filestore")
 }
