@@ -113,16 +113,23 @@ type slurmNode struct {
 	// conf lists where slurm.conf may be (configless slurmd caches what it fetched); the first that exists wins.
 	conf []string
 	log  *slog.Logger
+	// run runs the Slurm commands; nil is runCommand (tests replace it).
+	run slurm.Runner
 }
 
 // cli runs the commands with the first slurm.conf that exists, or the environment's if none does.
 func (s slurmNode) cli() slurm.CLI {
+	cli := slurm.CLI{Run: s.run}
+	if cli.Run == nil {
+		cli.Run = runCommand
+	}
 	for _, c := range s.conf {
 		if _, err := os.Stat(c); err == nil {
-			return slurm.CLI{Conf: c, Run: runCommand}
+			cli.Conf = c
+			break
 		}
 	}
-	return slurm.CLI{Run: runCommand}
+	return cli
 }
 
 // apply brings the node in line with the notice: drained and its jobs told to checkpoint while the VM is

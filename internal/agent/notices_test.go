@@ -3,6 +3,10 @@ package agent
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -172,5 +176,62 @@ func TestFollowNoticesOfAPreemption(t *testing.T) {
 	node.waitFor(t, want)
 	if !want.stopping() || want.reason() != noticeDrainPrefix+"Spot preemption (instance/preempted=TRUE)" {
 		t.Errorf("preemption notice: stopping=%v reason %q", want.stopping(), want.reason())
+	}
+}
+
+// slurmScript plays the Slurm commands for slurmNode: it answers each command line by its first word and
+// records them.
+type slurmScript struct {
+	answers map[string]string
+	calls   []string
+}
+
+func (s *slurmScript) run(_ context.Context, env []string, name string, args ...string) (string, error) {
+	s.calls = append(s.calls, strings.Join(env, " ")+"|"+name+" "+strings.Join(args, " "))
+	return s.answers[name], nil
+}
+
+// On a stop notice the node drains itself with the notice's reason and sends USR1 to the batch script of each
+// job running on it; once the notice is gone it resumes, only from its own notice drain.
+func TestSlurmNodeActsOnNotices(t *testing.T) {
+	conf := filepath.Join(t.TempDir(), "slurm.conf")
+	if err := os.WriteFile(conf, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sc := &slurmScript{answers: map[string]string{"squeue": "41\n42\n"}}
+	node := slurmNode{name: "c-a3-0", conf: []string{"/nonexistent/slurm.conf", conf}, log: quietLog(), run: sc.run}
+	ctx := context.Background()
+	stop := notice{Preempted: true}
+	if err := node.apply(ctx, stop); err != nil {
+		t.Fatal(err)
+	}
+	env := "SLURM_CONF=" + conf + "|"
+	want := []string{
+		env + "scontrol update nodename=c-a3-0 state=drain reason=" + stop.reason(),
+		env + "squeue -h -w c-a3-0 -t RUNNING -o %A",
+		env + "scancel --batch --signal=USR1 41",
+		env + "scancel --batch --signal=USR1 42",
+	}
+	if !slices.Equal(sc.calls, want) {
+		t.Errorf("stop notice ran\n%q\nwant\n%q", sc.calls, want)
+	}
+
+	sc.calls = nil
+	sc.answers["sinfo"] = "c-a3-0|drained|" + stop.reason()
+	if err := node.apply(ctx, notice{Maintenance: "NONE"}); err != nil {
+		t.Fatal(err)
+	}
+	want = []string{env + "sinfo -h -N -o %N|%T|%E -n c-a3-0", env + "scontrol update nodename=c-a3-0 state=resume"}
+	if !slices.Equal(sc.calls, want) {
+		t.Errorf("notice gone ran\n%q\nwant\n%q", sc.calls, want)
+	}
+
+	sc.calls = nil
+	sc.answers["sinfo"] = "c-a3-0|drained|an administrator's drain"
+	if err := node.apply(ctx, notice{Maintenance: "NONE"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(sc.calls) != 1 {
+		t.Errorf("a drain of someone else's was touched: %q", sc.calls)
 	}
 }
