@@ -47,6 +47,12 @@ type LustreMount struct {
 	FSName string `json:"fs_name"`
 	// MountPoint defaults to /lustre.
 	MountPoint string `json:"mount_point,omitempty"`
+	// CapacityGiB and Throughput (perUnitStorageThroughput, MBps per TiB)
+	// are the instance's, recorded when the cluster names a Managed Lustre
+	// instance (0 when it gives an address, or for the Dynamic tier): a
+	// recipe job's checkpoint cost on Lustre is derived from them.
+	CapacityGiB int64 `json:"capacity_gib,omitempty"`
+	Throughput  int64 `json:"per_unit_storage_throughput,omitempty"`
 }
 
 // Cloud Storage FUSE profiles the cluster offers.

@@ -15,9 +15,10 @@ import (
 // recipe's checkpoint (weights and optimizer state, recipes.Recipe
 // CheckpointBytes) written synchronously to the storage the checkpoint
 // directory is on (goodput.CheckpointCostFor, from the catalog's bandwidth
-// figures). known is false when that storage has no figure: /home (NFS) and
-// a Managed Lustre the cluster names by address, whose capacity and
-// throughput tier the cluster's configuration does not record.
+// figures: gcsfuse per VM, Lustre's tier × capacity). known is false when that
+// storage has no figure: /home (NFS, no throughput in the catalog) and a
+// Managed Lustre the cluster names by address (its capacity and tier are
+// then not recorded).
 type checkpointCost struct {
 	cost  goodput.CheckpointCost
 	gib   float64
@@ -26,24 +27,41 @@ type checkpointCost struct {
 }
 
 func estimateCheckpointCost(m cc.Mounts, dir, machineType string, nodes int, r recipes.Recipe) (checkpointCost, error) {
-	b, ok := bucketOf(m, dir)
-	if !ok {
+	gib := r.CheckpointGiB()
+	ck := goodput.Checkpoint{SizeGiB: gib}
+	var where string
+	if b, ok := bucketOf(m, dir); ok {
+		ck.Target, where = catalog.CheckpointBucket, "bucket "+b.Bucket+" (gcsfuse at "+b.MountPoint+")"
+	} else if l := m.Lustre; l != nil && within(dir, lustreMountPoint(l)) && l.CapacityGiB > 0 && l.Throughput > 0 {
+		ck.Target, ck.LustreCapacityGiB, ck.LustreThroughput = catalog.CheckpointLustre, l.CapacityGiB, l.Throughput
+		where = fmt.Sprintf("Managed Lustre %s (%d GiB at %d MBps/TiB)", l.FSName, l.CapacityGiB, l.Throughput)
+	} else {
 		return checkpointCost{}, nil
 	}
-	gib := r.CheckpointGiB()
-	c, err := goodput.CheckpointCostFor(machineType, nodes, goodput.Checkpoint{SizeGiB: gib, Target: catalog.CheckpointBucket})
+	c, err := goodput.CheckpointCostFor(machineType, nodes, ck)
 	if err != nil {
 		return checkpointCost{}, err
 	}
-	return checkpointCost{cost: c, gib: gib, where: "bucket " + b.Bucket + " (gcsfuse at " + b.MountPoint + ")", known: true}, nil
+	return checkpointCost{cost: c, gib: gib, where: where, known: true}, nil
+}
+
+func lustreMountPoint(l *cc.LustreMount) string {
+	if l.MountPoint == "" {
+		return cc.DefaultLustreMountPoint
+	}
+	return l.MountPoint
+}
+
+// within reports whether dir is mountPoint or below it.
+func within(dir, mountPoint string) bool {
+	dir, mp := path.Clean(dir), path.Clean(mountPoint)
+	return dir == mp || strings.HasPrefix(dir, mp+"/")
 }
 
 // bucketOf is the Cloud Storage bucket mount dir lies in, if any.
 func bucketOf(m cc.Mounts, dir string) (cc.BucketMount, bool) {
-	dir = path.Clean(dir)
 	for _, b := range m.Buckets {
-		mp := path.Clean(b.MountPoint)
-		if dir == mp || strings.HasPrefix(dir, mp+"/") {
+		if within(dir, b.MountPoint) {
 			return b, true
 		}
 	}

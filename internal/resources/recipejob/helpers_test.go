@@ -63,7 +63,8 @@ func apiCluster(t *testing.T, env *acctest.Env, name string, lustre bool) string
 		Agents: []cc.AgentRef{{Version: "0.1.0", URL: "https://example.com/hypercompute-agent", SHA256: strings.Repeat("ab", 32)}},
 	}
 	if lustre {
-		c.Mounts.Lustre = &cc.LustreMount{Address: "10.0.9.3", FSName: "lfs"}
+		// 18,000 GiB at 500 MBps/TiB: 8,789 MB/s of checkpoint bandwidth.
+		c.Mounts.Lustre = &cc.LustreMount{Address: "10.0.9.3", FSName: "lfs", CapacityGiB: 18000, Throughput: 500}
 	}
 	cfg, err := cc.EncodeCluster(c)
 	if err != nil {

@@ -145,6 +145,30 @@ func TestAccRecipeJob_planAcceptsValid(t *testing.T) {
 	}
 }
 
+// On Managed Lustre (the default checkpoint directory of a cluster that has it) the checkpoint
+// cost comes from the instance's tier × capacity: 104.7 GiB of Llama 3.1 8B at 500 MBps/TiB ×
+// 18,000 GiB = 8,789 MB/s is C = 12.8 s.
+func TestAccRecipeJob_lustreCheckpointCost(t *testing.T) {
+	env := acctest.New(t)
+	cluster := apiCluster(t, env, "rjl", true)
+	env.ResetCalls()
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: factories,
+		Steps: []resource.TestStep{{
+			Config:      env.Config(recipeConfig(cluster, "train", "a3h", gpuModel, gpuSize, "pretrain", `  checkpoint = { interval = "12s" }`)),
+			PlanOnly:    true,
+			ExpectError: acctest.ErrorMatching(`checkpoint\.interval: 12s is shorter than the checkpoint cost C = 12\.8 s[\s\S]*Managed Lustre lfs \(18000 GiB at 500 MBps/TiB\)`),
+		}, {
+			Config:             env.Config(recipeConfig(cluster, "train", "a3h", gpuModel, gpuSize, "pretrain", `  checkpoint = { interval = "13s" }`)),
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
+		}},
+	})
+	if c := env.Calls(); c.Mutating != 0 {
+		t.Fatalf("plans made %d mutating calls: %v", c.Mutating, c.Methods)
+	}
+}
+
 // A GPU recipe on a GPU partition plans with the catalog's defaults for the family: its node
 // count, and the Young/Daly interval ("auto") from the family's failure figures.
 func TestAccRecipeJob_gpuPlan(t *testing.T) {

@@ -65,6 +65,7 @@ func resolveMounts(ctx context.Context, c *gcp.Clients, s *desired) (clusterconf
 				return m, fmt.Errorf("lustre.instance: Managed Lustre instance %s: %w", l.instance, err)
 			}
 			m.Lustre.Address, m.Lustre.FSName = addr, fs
+			m.Lustre.CapacityGiB, m.Lustre.Throughput = inst.CapacityGib, inst.PerUnitStorageThroughput
 		}
 	}
 	if err := clusterconfig.ValidateMounts(m); err != nil {
