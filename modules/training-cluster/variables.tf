@@ -231,6 +231,7 @@ variable "recipe_jobs" {
       max_steps       = optional(number)
       hyperparameters = optional(map(string))
       container_image = optional(string)
+      precision       = optional(string)
       env             = optional(map(string))
     }))
     checkpoint = optional(object({
