@@ -238,6 +238,8 @@ func (c *controller) healthPass(ctx context.Context, cluster cc.Cluster, parts [
 		inRepair[r.Node] = true
 		underRepair[nodePart[r.Node]]++
 	}
+	// Stragglers among the running recipe jobs' nodes drain here, then take their repair below.
+	c.drainStragglers(ctx, l, nodePart, nodes)
 	// New failures, oldest node name first so repairs go in a stable order.
 	var failed []string
 	for n := range nodePart {

@@ -126,7 +126,8 @@ type HealthCheckSpec struct {
 	TimeoutSeconds int `json:"timeout_seconds,omitempty"`
 	// nccl: pairwise all_reduce bus bandwidth below this fails (0: the machine family's catalog figure).
 	MinBusBandwidthGBps float64 `json:"min_bus_bandwidth_gbps,omitempty"`
-	// straggler: a step time above StragglerFactor × the partition's median fails.
+	// straggler: a node's compute time per step above StragglerFactor × the median of its recipe
+	// job's nodes in the partition fails (the controller compares the ranks' timings).
 	StragglerFactor float64 `json:"straggler_factor,omitempty"`
 }
 
@@ -239,9 +240,6 @@ func ValidateHealthPolicy(p HealthPolicy) error {
 			return fmt.Errorf("%s.name: check %q is listed twice", at, c.Name)
 		}
 		seen[c.Name] = true
-		if c.Name == CheckStraggler {
-			return fmt.Errorf("%s.name: the straggler check needs the step times of recipe jobs, which this version does not collect yet", at)
-		}
 		for _, s := range c.Schedules {
 			if !slices.Contains(HealthSchedules, s) {
 				return fmt.Errorf("%s.schedules: %q is not a schedule; use %s", at, s, strings.Join(HealthSchedules, ", "))

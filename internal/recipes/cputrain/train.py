@@ -43,6 +43,7 @@ import random
 import re
 import shutil
 import signal
+import socket
 import sys
 
 import torch
@@ -70,6 +71,23 @@ def parse_iso(s):
     if not s:
         return None
     return datetime.datetime.fromisoformat(s.replace("Z", "+00:00")).timestamp()
+
+
+def write_rank_timing(run_dir, rank, step, compute_times):
+    # This rank's own compute time per step (batch, forward, loss: before any
+    # collective), the median of the last steps, in RUN_DIR/ranks/RANK.json.
+    # In a synchronous job every rank's step lasts as long as the slowest
+    # one's, so only this tells which node is slow: the health policy's
+    # straggler check compares it across a partition's nodes.
+    if not compute_times:
+        return
+    p = os.path.join(run_dir, "ranks", "%d.json" % rank)
+    os.makedirs(os.path.dirname(p), exist_ok=True)
+    rec = {"rank": rank, "node": os.environ.get("SLURMD_NODENAME") or socket.gethostname(), "step": step,
+           "compute_seconds": round(sorted(compute_times)[len(compute_times) // 2], 5), "time": now_iso()}
+    with open(p + ".new", "w") as f:
+        json.dump(rec, f)
+    os.replace(p + ".new", p)
 
 
 def log(msg):
@@ -475,6 +493,7 @@ def main():
     prog["interval_seconds"] = interval()
     since_ckpt = time.time()
     stopped_by = None
+    compute_times = []
     while step < max_steps:
         t0 = time.time()
         x, y, w = batch_at(data, mask, step, rank, micro_batch, seq_len, seed)
@@ -484,6 +503,7 @@ def main():
         logits = ddp(x)
         per_tok = F.cross_entropy(logits.view(-1, logits.shape[-1]), y.view(-1), reduction="none")
         loss = (per_tok * w.view(-1)).sum() / w.sum().clamp(min=1.0)
+        compute_times = (compute_times + [time.time() - t0])[-log_every:]
         opt.zero_grad(set_to_none=True)
         loss.backward()
         if hp["grad_clip"] > 0:
@@ -517,6 +537,8 @@ def main():
                     tb.add_scalar("loss", mean_loss, step)
                     tb.add_scalar("lr", lr, step)
                 write_progress()
+        if step % log_every == 0:
+            write_rank_timing(run_dir, rank, step, compute_times)
         if stop or step == max_steps:
             break
         if due:

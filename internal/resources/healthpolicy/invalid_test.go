@@ -27,7 +27,7 @@ func TestAccHealthPolicy_invalidInput(t *testing.T) {
 		{"percent above 100", cfg(`  limits = { max_unavailable_percent = 150 }
   checks = [{ name = "ecc" }]`), `limits\.max_unavailable_percent 150 must be 0 to 100`},
 		{"no checks", cfg(`  checks = []`), `checks`},
-		{"straggler not collected", cfg(`  checks = [{ name = "straggler" }]`), `checks\[0\]\.name: the straggler check needs the step times of recipe jobs`},
+		{"straggler factor not above 1", cfg(`  checks = [{ name = "straggler", straggler_factor = 0.9 }]`), `checks\[0\]\.straggler_factor 0\.9 must be above 1`},
 		{"bad policy name", env.Config(`
 resource "hypercompute_health_policy" "test" {
   cluster = "` + cluster + `"
