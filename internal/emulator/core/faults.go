@@ -37,6 +37,11 @@ type ErrorRate struct {
 	// after the back end committed: the client sees the error, retries, and only requestId keeps it from
 	// doing the work twice.
 	AfterHandler bool `json:"afterHandler,omitempty"`
+	// SkipFirst answers the first SkipFirst matching calls normally and applies the rate from then on,
+	// so a test can let a resource be found and fail the reads that come after it.
+	SkipFirst int `json:"skipFirst,omitempty"`
+
+	skipped int // calls answered normally so far under SkipFirst
 }
 
 // FailOperations makes the next Count operations fail.
@@ -98,6 +103,9 @@ func (s FaultSpec) Validate() error {
 		}
 		if e.Code != 0 && (e.Code < 400 || e.Code > 599) {
 			return fmt.Errorf("errorRates[%s]: code must be an HTTP error status", e.Method)
+		}
+		if e.SkipFirst < 0 {
+			return fmt.Errorf("errorRates[%s]: skipFirst must not be negative", e.Method)
 		}
 		if _, err := path.Match(e.Method, ""); err != nil {
 			return fmt.Errorf("errorRates: bad method pattern %q", e.Method)
@@ -211,6 +219,11 @@ func (f *Faults) SyncErrorMode(method string) (*APIError, bool) {
 	}
 	var e ErrorRate
 	if hit != nil {
+		if hit.skipped < hit.SkipFirst {
+			hit.skipped++
+			f.mu.Unlock()
+			return nil, false
+		}
 		e = *hit
 	}
 	f.mu.Unlock()

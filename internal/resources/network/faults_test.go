@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/acctest"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/core"
@@ -124,3 +125,35 @@ var (
 	invalidResult = acctest.ErrorMatching(`invalid result object`)
 	readSubnetErr = acctest.ErrorMatching(`subnetwork hc-unread-subnet: .*503`)
 )
+
+// A network whose read-back fails after the apply made it is still recorded (failed, so tainted),
+// never dropped: the next apply replaces it instead of finding a finished network no state owns.
+func TestAccNetwork_readBackFailureKeepsState(t *testing.T) {
+	env := acctest.New(t)
+	cfg := env.Config(basicConfig("hc-unseen", "10.10.0.0/20", ""))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             env.CheckNothingLeft,
+		Steps: []resource.TestStep{
+			{
+				// The create's own lookups (before and after its insert) succeed; the read-back does not.
+				PreConfig: func() {
+					env.ApplyFaults(t, core.FaultSpec{ErrorRates: []core.ErrorRate{{Method: "compute.networks.get", Rate: 1, Code: 503, SkipFirst: 2}}})
+				},
+				Config:      cfg,
+				ExpectError: acctest.ErrorMatching(`Unable to read network hc-unseen`),
+			},
+			{
+				PreConfig: env.ClearFaults,
+				Config:    cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					env.CheckCount("compute.networks", 1),
+					env.CheckCount("compute.firewalls", 2),
+				),
+			},
+		},
+	})
+}

@@ -109,12 +109,14 @@ func (r *networkResource) converge(ctx context.Context, plan *model, state *tfsd
 	out := *plan
 	found, rd := a.observe(rctx, &out)
 	diags.Append(rd...)
-	if !found {
+	if !found && !rd.HasError() {
 		if applyErr == nil {
 			diags.AddError("Network vanished", fmt.Sprintf("network %s was created but cannot be read back", d.name))
 		}
 		return
 	}
+	// A network that could not be read back is still recorded, from the plan: dropping it would
+	// orphan what this apply made (and a later create would rightly refuse it as finished).
 	if applyErr == nil {
 		// What the user wrote wins where the API echoes it in another form.
 		out.Description = plan.Description
