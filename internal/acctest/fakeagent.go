@@ -35,15 +35,17 @@ type FakeAgent struct {
 	mu     sync.Mutex
 	reject func(cc.Cluster, []cc.Partition) string
 	busy   map[string]bool
+	// jobs are the jobs RunJob put on busy nodes, reported in drain-jobs-<partition>.
+	jobs   map[string]cc.DrainJob
 	drains map[string]cc.Drain // partition → the last drain the controller was asked for
 	// unregistered are nodes never reported registered, whether their VM exists or not.
 	unregistered map[string]bool
 	// failing maps a VM name to the error text its bootstrap reports.
 	failing map[string]string
-}
-
 	// rewrites is the Rewrite generation each controller last saw.
 	rewrites map[string]int
+}
+
 // StartFakeAgent runs a fake controller agent for every controller VM of env until the test ends.
 func StartFakeAgent(t testing.TB, env *emulatortest.Env) *FakeAgent {
 	t.Helper()
@@ -51,7 +53,7 @@ func StartFakeAgent(t testing.TB, env *emulatortest.Env) *FakeAgent {
 	if !ok {
 		t.Fatal("the emulator has no instances service")
 	}
-	f := &FakeAgent{svc: svc, store: env.Store(), kick: make(chan struct{}, 1), busy: map[string]bool{}, drains: map[string]cc.Drain{}, unregistered: map[string]bool{}, failing: map[string]string{}}
+	f := &FakeAgent{svc: svc, store: env.Store(), kick: make(chan struct{}, 1), busy: map[string]bool{}, jobs: map[string]cc.DrainJob{}, drains: map[string]cc.Drain{}, unregistered: map[string]bool{}, failing: map[string]string{}}
 	stop := f.store.Watch(func(c core.Change) {
 		// Any VM: a node's VM appearing or going changes the registration report.
 		if c.Kind == instances.KindInstances {
@@ -101,6 +103,16 @@ func (f *FakeAgent) SetBusy(node string, busy bool) {
 	f.poke()
 }
 
+// RunJob marks a node busy with a job of this id and name, which the drain jobs report names;
+// SetBusy(node, false) ends it.
+func (f *FakeAgent) RunJob(node string, id int, name string) {
+	f.mu.Lock()
+	f.busy[node] = true
+	f.jobs[node] = cc.DrainJob{ID: id, Name: name, Nodes: node}
+	f.mu.Unlock()
+	f.poke()
+}
+
 // SetUnregistered keeps a node out of its partition's registration report (true), as when its
 // slurmd never registers, or lets it register again once its VM exists (false).
 func (f *FakeAgent) SetUnregistered(node string, unregistered bool) {
@@ -123,6 +135,13 @@ func (f *FakeAgent) ControllerHash(cluster string) string {
 	return f.get("projects/"+Project+"/zones/"+Zone+"/instances/"+cc.ControllerName(cluster), cc.GuestAttrConfigHash)
 }
 
+// Drift reports files of a controller changed out of band, as the agent does when it finds them
+// (clusterconfig.GuestAttrConfigDrift); the next apply's raised Rewrite clears it.
+func (f *FakeAgent) Drift(cluster string, paths ...string) error {
+	key := "projects/" + Project + "/zones/" + Zone + "/instances/" + cc.ControllerName(cluster)
+	return f.svc.PutGuestAttribute(key, cc.GuestAttributeNamespace, cc.GuestAttrConfigDrift, cc.FormatDrift(f.get(key, cc.GuestAttrConfigHash), paths))
+}
+
 // DrainRequested returns the drain the controller was last asked for on a partition.
 func (f *FakeAgent) DrainRequested(partition string) (cc.Drain, bool) {
 	f.mu.Lock()
@@ -135,13 +154,6 @@ func (f *FakeAgent) tick() {
 	for _, rec := range f.store.List(instances.KindInstances, "") {
 		if inst, ok := f.svc.Instance(rec.Key); ok && inst.GetStatus() == "RUNNING" {
 			f.play(rec.Key, inst)
-// Drift reports files of a controller changed out of band, as the agent does when it finds them
-// (clusterconfig.GuestAttrConfigDrift); the next apply's raised Rewrite clears it.
-func (f *FakeAgent) Drift(cluster string, paths ...string) error {
-	key := "projects/" + Project + "/zones/" + Zone + "/instances/" + cc.ControllerName(cluster)
-	return f.svc.PutGuestAttribute(key, cc.GuestAttributeNamespace, cc.GuestAttrConfigDrift, cc.FormatDrift(f.get(key, cc.GuestAttrConfigHash), paths))
-}
-
 		}
 	}
 }
@@ -220,6 +232,17 @@ func (f *FakeAgent) play(key string, inst *computepb.Instance) {
 			return
 		}
 	}
+	// A raised Rewrite generation has the agent put drifted files back (clusterconfig.Cluster.Rewrite).
+	f.mu.Lock()
+	if f.rewrites == nil {
+		f.rewrites = map[string]int{}
+	}
+	rewrite, seen := f.rewrites[key]
+	f.rewrites[key] = c.Rewrite
+	f.mu.Unlock()
+	if seen && rewrite != c.Rewrite && f.get(key, cc.GuestAttrConfigDrift) != "" {
+		_ = f.svc.DeleteGuestAttribute(key, cc.GuestAttributeNamespace, cc.GuestAttrConfigDrift)
+	}
 	// Registration goes out before the hash, as the agent does.
 	f.register(key, c, parts)
 	f.put(key, cc.GuestAttrConfigHash, hash)
@@ -232,20 +255,16 @@ func (f *FakeAgent) play(key string, inst *computepb.Instance) {
 		nodes, _ := cc.ExpandHostlist(p.Drain.Nodes)
 		f.mu.Lock()
 		f.drains[p.Name] = *p.Drain
-	// A raised Rewrite generation has the agent put drifted files back (clusterconfig.Cluster.Rewrite).
-	f.mu.Lock()
-	if f.rewrites == nil {
-		f.rewrites = map[string]int{}
-	}
-	rewrite, seen := f.rewrites[key]
-	f.rewrites[key] = c.Rewrite
-	f.mu.Unlock()
-	if seen && rewrite != c.Rewrite && f.get(key, cc.GuestAttrConfigDrift) != "" {
-		_ = f.svc.DeleteGuestAttribute(key, cc.GuestAttributeNamespace, cc.GuestAttrConfigDrift)
-	}
+		rep := cc.DrainJobs{ID: p.Drain.ID}
+		for _, n := range nodes {
+			if j, ok := f.jobs[n]; ok && f.busy[n] {
+				rep.Jobs = append(rep.Jobs, j)
+			}
+		}
 		idle := slices.DeleteFunc(nodes, func(n string) bool { return f.busy[n] })
 		f.mu.Unlock()
 		f.put(key, cc.DrainedAttr(p.Name), cc.FormatDrained(p.Drain.ID, idle))
+		f.put(key, cc.DrainJobsAttr(p.Name), cc.FormatDrainJobs(rep))
 	}
 }
 

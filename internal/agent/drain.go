@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -65,6 +66,7 @@ func (c *controller) drains(ctx context.Context, l cc.Layout, parts []cc.Partiti
 			pending = true
 		}
 		c.rep.set(ctx, cc.DrainedAttr(p.Name), cc.FormatDrained(p.Drain.ID, drained))
+		c.reportDrainJobs(ctx, l, p, nodes, drained)
 	}
 	return pending, c.resumeAbandonedDrains(ctx, l, parts, all)
 }
@@ -103,4 +105,30 @@ func (c *controller) resumeAbandonedDrains(ctx context.Context, l cc.Layout, par
 	}
 	c.log.Info("returned nodes drained for an abandoned scale-down to service", "nodes", list)
 	return nil
+}
+
+// reportDrainJobs writes drain-jobs-<partition>: the jobs that keep the drain's nodes busy, so the
+// provider can say which job a scale-down waits for. A failed squeue leaves the last report: the
+// drain itself goes on, and the provider only loses the job names.
+func (c *controller) reportDrainJobs(ctx context.Context, l cc.Layout, p cc.Partition, nodes, drained []string) {
+	rep := cc.DrainJobs{ID: p.Drain.ID}
+	var busy []string
+	for _, n := range nodes {
+		if !slices.Contains(drained, n) {
+			busy = append(busy, n)
+		}
+	}
+	if len(busy) > 0 {
+		jobs, err := slurmCLI(l).JobsOn(ctx, cc.CompressHostlist(busy))
+		if err != nil {
+			c.log.Warn("listing the jobs on nodes drained for a scale-down", "partition", p.Name, "error", err)
+			return
+		}
+		for _, j := range jobs {
+			on, _ := cc.ExpandHostlist(j.Nodes)
+			on = slices.DeleteFunc(on, func(n string) bool { return !slices.Contains(busy, n) })
+			rep.Jobs = append(rep.Jobs, cc.DrainJob{ID: j.ID, Name: j.Name, Nodes: cc.CompressHostlist(on)})
+		}
+	}
+	c.rep.set(ctx, cc.DrainJobsAttr(p.Name), cc.FormatDrainJobs(rep))
 }

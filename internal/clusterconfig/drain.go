@@ -6,8 +6,9 @@ import (
 )
 
 // Drain is how a scale-down that must not kill running jobs reaches Slurm.
-// The provider writes the partition with its new static count, the removed
-// nodes still inside the node range, and Drain naming them; the
+// The provider writes the partition with its new counts and Drain naming
+// the removed nodes, which slurm.conf keeps listing (Partition.SlurmStaticNames,
+// SlurmDynamicNames) while they drain; the
 // controller's agent drains them (scontrol update state=DRAIN) and reports,
 // in the guest attribute DrainedAttr(partition), which of them are drained
 // and run no job any more. The provider deletes those VMs only then, and
@@ -19,6 +20,11 @@ type Drain struct {
 	ID string `json:"id"`
 	// Nodes is a Slurm hostlist of the nodes to drain, e.g. "c-a3-[2-3]".
 	Nodes string `json:"nodes"`
+	// Reason is the reason Slurm shows for the drain; empty means DrainReason (roll.go).
+	Reason string `json:"reason,omitempty"`
+	// Requeue has the agent requeue the jobs still running on the nodes, so they restart
+	// elsewhere and the nodes empty now (a rolling replacement past its job timeout).
+	Requeue bool `json:"requeue,omitempty"`
 }
 
 // GuestAttrDrainedPrefix + partition name is the controller guest attribute

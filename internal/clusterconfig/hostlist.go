@@ -104,30 +104,28 @@ func splitHostlist(expr string) []string {
 }
 
 // CompressHostlist writes node names as a short Slurm hostlist: names that
-// end in "-<number>" (without zero padding) are grouped by prefix into
-// ranges, e.g. ["p-0","p-1","p-2","p-7","q"] → "p-[0-2,7],q". Prefixes are
-// sorted, so equal sets always give equal strings.
+// end in a number (without zero padding) are grouped by the text before it
+// into ranges, e.g. ["p-0","p-1","p-2","p-7","p-d0","p-d1","q"] →
+// "p-[0-2,7],p-d[0-1],q". Stems are sorted, so equal sets always give equal
+// strings.
 func CompressHostlist(names []string) string {
-	byPrefix := map[string][]int{}
+	byStem := map[string][]int{}
 	var plain []string
 	for _, n := range names {
-		i := strings.LastIndexByte(n, '-')
-		num := ""
-		if i >= 0 {
-			num = n[i+1:]
-		}
+		num := n[len(strings.TrimRight(n, "0123456789")):]
+		stem := n[:len(n)-len(num)]
 		v, err := strconv.Atoi(num)
-		if i < 0 || err != nil || v < 0 || strconv.Itoa(v) != num {
+		if stem == "" || err != nil || v < 0 || strconv.Itoa(v) != num {
 			plain = append(plain, n)
 			continue
 		}
-		byPrefix[n[:i]] = append(byPrefix[n[:i]], v)
+		byStem[stem] = append(byStem[stem], v)
 	}
 	var parts []string
-	for _, prefix := range sortedKeys(byPrefix) {
-		idx := slices.Compact(slices.Sorted(slices.Values(byPrefix[prefix])))
+	for _, stem := range sortedKeys(byStem) {
+		idx := slices.Compact(slices.Sorted(slices.Values(byStem[stem])))
 		if len(idx) == 1 {
-			parts = append(parts, NodeName(prefix, idx[0]))
+			parts = append(parts, stem+strconv.Itoa(idx[0]))
 			continue
 		}
 		var ranges []string
@@ -143,7 +141,7 @@ func CompressHostlist(names []string) string {
 			}
 			start = end + 1
 		}
-		parts = append(parts, prefix+"-["+strings.Join(ranges, ",")+"]")
+		parts = append(parts, stem+"["+strings.Join(ranges, ",")+"]")
 	}
 	slices.Sort(plain)
 	return strings.Join(append(parts, slices.Compact(plain)...), ",")

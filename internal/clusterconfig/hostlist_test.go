@@ -36,13 +36,13 @@ func TestExpandHostlist(t *testing.T) {
 }
 
 func TestCompressHostlistRoundTrips(t *testing.T) {
-	names := []string{"p-7", "p-0", "p-1", "p-2", "q-5", "ctl", "p-1"}
+	names := []string{"p-7", "p-0", "p-1", "p-2", "q-5", "ctl", "p-1", "p-d1", "p-d0", "p-d3", "p-01"}
 	got := cc.CompressHostlist(names)
-	if got != "p-[0-2,7],q-5,ctl" {
+	if got != "p-[0-2,7],p-d[0-1,3],q-5,ctl,p-01" {
 		t.Fatalf("CompressHostlist = %q", got)
 	}
 	back, err := cc.ExpandHostlist(got)
-	if err != nil || len(back) != 6 {
+	if err != nil || len(back) != 10 {
 		t.Fatalf("expand(%q) = %v, %v", got, back, err)
 	}
 	if s := cc.CompressHostlist(nil); s != "" {

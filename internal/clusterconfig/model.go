@@ -120,14 +120,15 @@ type Partition struct {
 	Schema      int    `json:"schema"`
 	Name        string `json:"name"`
 	MachineType string `json:"machine_type"`
-	// NodeNamePrefix names the nodes <prefix>-<index>; empty means
-	// NodeNamePrefix(cluster, Name).
+	// NodeNamePrefix names the nodes <prefix>-<index> (static) and
+	// <prefix>-d<index> (dynamic); empty means NodeNamePrefix(cluster, Name).
 	NodeNamePrefix string `json:"node_name_prefix,omitempty"`
 	// StaticNodes are created by the provider and never powered down;
-	// they are indexes 0..StaticNodes-1.
+	// they are <prefix>-0 .. <prefix>-(StaticNodes-1).
 	StaticNodes int `json:"static_nodes"`
 	// MaxDynamicNodes are created on demand by the agent's ResumeProgram
-	// and deleted when idle; indexes StaticNodes..StaticNodes+MaxDynamicNodes-1.
+	// and deleted when idle; they are <prefix>-d0 .. <prefix>-d(MaxDynamicNodes-1),
+	// a range of their own, so neither count renames the other's nodes.
 	MaxDynamicNodes int  `json:"max_dynamic_nodes"`
 	Default         bool `json:"default,omitempty"`
 	Exclusive       bool `json:"exclusive,omitempty"`

@@ -2,6 +2,7 @@ package clusterconfig
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -49,22 +50,33 @@ func NodeNamePrefix(cluster, partition string) string {
 	return cluster + "-" + strings.ReplaceAll(strings.ToLower(partition), "_", "-")
 }
 
-// NodeName is the Slurm node name, hostname and VM name of node index i.
+// NodeName is the Slurm node name, hostname and VM name of static node i:
+// "<prefix>-<i>".
 func NodeName(prefix string, i int) string { return prefix + "-" + strconv.Itoa(i) }
+
+// DynamicNodeName is the name of dynamic node i: "<prefix>-d<i>". Static and
+// dynamic nodes have ranges of their own, so a node's name never changes
+// meaning when either count changes: scaling the static nodes leaves every
+// dynamic node (and its jobs) alone, and the reverse. No static name of any
+// partition can equal a dynamic one: a static name ends in "-<digits>", a
+// dynamic one in "-d<digits>".
+func DynamicNodeName(prefix string, i int) string { return dynamicPrefix(prefix) + strconv.Itoa(i) }
+
+func dynamicPrefix(prefix string) string { return prefix + "-d" }
 
 // NodeSetName is the Slurm NodeSet that holds a partition's nodes. The
 // "_nodes" suffix cannot occur in a node name (node names never contain
 // "_"), so a NodeSet never shadows a node.
 func NodeSetName(partition string) string { return partition + "_nodes" }
 
-// hostRange renders indexes [first, first+count) of prefix as a Slurm
-// hostlist: "p-3" for one node, "p-[0-999]" for many, so a partition of any
-// size is one short expression.
-func hostRange(prefix string, first, count int) string {
+// hostRange renders indexes [0, count) of a range whose names are stem
+// followed by the index as a Slurm hostlist: "p-3" for one node,
+// "p-[0-999]" for many, so a partition of any size is one short expression.
+func hostRange(stem string, count int) string {
 	if count == 1 {
-		return NodeName(prefix, first)
+		return stem + "0"
 	}
-	return fmt.Sprintf("%s-[%d-%d]", prefix, first, first+count-1)
+	return fmt.Sprintf("%s[0-%d]", stem, count-1)
 }
 
 // Prefix returns the partition's node name prefix in a cluster.
@@ -78,42 +90,125 @@ func (p Partition) Prefix(cluster string) string {
 // TotalNodes is the most nodes the partition can have.
 func (p Partition) TotalNodes() int { return p.StaticNodes + p.MaxDynamicNodes }
 
-// StaticNodeNames is the Slurm hostlist of the static nodes ("" when none).
+// StaticNodeNames is the Slurm hostlist of the static nodes, <prefix>-[0-N)
+// ("" when none).
 func (p Partition) StaticNodeNames(cluster string) string {
 	if p.StaticNodes <= 0 {
 		return ""
 	}
-	return hostRange(p.Prefix(cluster), 0, p.StaticNodes)
+	return hostRange(p.Prefix(cluster)+"-", p.StaticNodes)
 }
 
-// DynamicNodeNames is the Slurm hostlist of the dynamic nodes ("" when none).
+// DynamicNodeNames is the Slurm hostlist of the dynamic nodes,
+// <prefix>-d[0-M) ("" when none).
 func (p Partition) DynamicNodeNames(cluster string) string {
 	if p.MaxDynamicNodes <= 0 {
 		return ""
 	}
-	return hostRange(p.Prefix(cluster), p.StaticNodes, p.MaxDynamicNodes)
+	return hostRange(dynamicPrefix(p.Prefix(cluster)), p.MaxDynamicNodes)
 }
 
-// AllNodeNames is the hostlist of every node of the partition.
+// AllNodeNames is the hostlist of every node of the partition in Slurm: the
+// static range, the dynamic range and the nodes a scale-down still drains
+// (SlurmStaticNames, SlurmDynamicNames), in slurm.conf's order.
 func (p Partition) AllNodeNames(cluster string) string {
-	if p.TotalNodes() <= 0 {
-		return ""
-	}
-	return hostRange(p.Prefix(cluster), 0, p.TotalNodes())
+	return joinHostlists(p.SlurmStaticNames(cluster), p.SlurmDynamicNames(cluster))
 }
 
-// NodeIndex parses a node name of the partition: its index, whether it is a
-// static node, and ok=false when the name is not one of the partition's.
-func (p Partition) NodeIndex(cluster, node string) (index int, static, ok bool) {
-	rest, found := strings.CutPrefix(node, p.Prefix(cluster)+"-")
-	if !found || rest == "" || (len(rest) > 1 && rest[0] == '0') {
+// SlurmStaticNames is what slurm.conf lists as the partition's static nodes:
+// the static range and the static nodes of a pending Drain (removed from the
+// count, kept in Slurm until their jobs end and their VMs are deleted).
+func (p Partition) SlurmStaticNames(cluster string) string {
+	static, _ := p.drainedOutside(cluster)
+	return joinHostlists(p.StaticNodeNames(cluster), CompressHostlist(static))
+}
+
+// SlurmDynamicNames is what slurm.conf lists as the partition's dynamic
+// nodes: the dynamic range and the dynamic nodes of a pending Drain.
+func (p Partition) SlurmDynamicNames(cluster string) string {
+	_, dynamic := p.drainedOutside(cluster)
+	return joinHostlists(p.DynamicNodeNames(cluster), CompressHostlist(dynamic))
+}
+
+// drainedOutside sorts the nodes of a pending Drain that lie outside the
+// declared ranges into static and dynamic names; names that are neither
+// (not the partition's) are ignored.
+func (p Partition) drainedOutside(cluster string) (static, dynamic []string) {
+	if p.Drain == nil {
+		return nil, nil
+	}
+	names, err := ExpandHostlist(p.Drain.Nodes)
+	if err != nil {
+		return nil, nil
+	}
+	prefix := p.Prefix(cluster)
+	for _, n := range names {
+		i, isStatic, ok := parseNodeName(prefix, n)
+		switch {
+		case !ok:
+		case isStatic && i >= p.StaticNodes:
+			static = append(static, n)
+		case !isStatic && i >= p.MaxDynamicNodes:
+			dynamic = append(dynamic, n)
+		}
+	}
+	return static, dynamic
+}
+
+func joinHostlists(lists ...string) string {
+	var out []string
+	for _, l := range lists {
+		if l != "" {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, ",")
+}
+
+// ParseNodeName reads a node name of the partition prefix: its index within
+// its range and whether it is a static (<prefix>-<i>) or a dynamic
+// (<prefix>-d<i>) node, whatever the counts are now. ok is false for any
+// other name, and for zero-padded indexes.
+func ParseNodeName(prefix, node string) (index int, static, ok bool) {
+	return parseNodeName(prefix, node)
+}
+
+func parseNodeName(prefix, node string) (int, bool, bool) {
+	rest, found := strings.CutPrefix(node, prefix+"-")
+	if !found {
+		return 0, false, false
+	}
+	static := true
+	if r, dyn := strings.CutPrefix(rest, "d"); dyn {
+		rest, static = r, false
+	}
+	if rest == "" || (len(rest) > 1 && rest[0] == '0') || strings.TrimLeft(rest, "0123456789") != "" {
 		return 0, false, false
 	}
 	i, err := strconv.Atoi(rest)
-	if err != nil || i < 0 || i >= p.TotalNodes() {
+	if err != nil || i < 0 {
 		return 0, false, false
 	}
-	return i, i < p.StaticNodes, true
+	return i, static, true
+}
+
+// NodeIndex parses a node name of the partition as Slurm knows it now: its
+// index within its range, whether it is a static node, and ok=false when the
+// name is not one of the partition's (outside both ranges and not drained
+// for a scale-down).
+func (p Partition) NodeIndex(cluster, node string) (index int, static, ok bool) {
+	i, static, ok := parseNodeName(p.Prefix(cluster), node)
+	if !ok {
+		return 0, false, false
+	}
+	if (static && i < p.StaticNodes) || (!static && i < p.MaxDynamicNodes) {
+		return i, static, true
+	}
+	s, d := p.drainedOutside(cluster)
+	if slices.Contains(s, node) || slices.Contains(d, node) {
+		return i, static, true
+	}
+	return 0, false, false
 }
 
 // validatePartitionNames checks the partition's Slurm name and that every
@@ -126,8 +221,14 @@ func validatePartitionNames(cluster string, p Partition) error {
 	if err := catalog.ValidateResourceName(prefix); err != nil {
 		return fmt.Errorf("partition %q: node name prefix %w", p.Name, err)
 	}
-	if p.TotalNodes() > 0 {
-		longest := NodeName(prefix, p.TotalNodes()-1)
+	var longest []string
+	if p.StaticNodes > 0 {
+		longest = append(longest, NodeName(prefix, p.StaticNodes-1))
+	}
+	if p.MaxDynamicNodes > 0 {
+		longest = append(longest, DynamicNodeName(prefix, p.MaxDynamicNodes-1))
+	}
+	for _, longest := range longest {
 		if len(longest) > 63 {
 			return fmt.Errorf("partition %q: node name %q is %d characters long; VM and host names allow at most 63, so shorten the cluster name (%q) or the partition name",
 				p.Name, longest, len(longest), cluster)

@@ -171,7 +171,9 @@ func RenderSlurmConf(c Cluster, parts []Partition) ([]byte, error) {
 	w.kv("SuspendTime", c.Slurm.SuspendTime)
 	var static []string
 	for _, r := range rs {
-		if s := r.StaticNodeNames(c.Name); s != "" {
+		// Static nodes a scale-down still drains keep their VMs until their jobs end: Slurm
+		// must not power them down either.
+		if s := r.SlurmStaticNames(c.Name); s != "" {
 			static = append(static, s)
 		}
 	}
@@ -241,10 +243,10 @@ func writePartition(w *confWriter, c Cluster, r resolved) {
 		node = append(node, "Gres="+g)
 	}
 	node = append(node, "Feature="+strings.Join(r.features, ","), "State=CLOUD")
-	if s := r.StaticNodeNames(c.Name); s != "" {
+	if s := r.SlurmStaticNames(c.Name); s != "" {
 		w.line(append([]string{"NodeName=" + s}, node...)...)
 	}
-	if d := r.DynamicNodeNames(c.Name); d != "" {
+	if d := r.SlurmDynamicNames(c.Name); d != "" {
 		w.line(append([]string{"NodeName=" + d}, node...)...)
 	}
 	nodeSet := NodeSetName(r.Name)

@@ -38,12 +38,12 @@ func TestNodeNaming(t *testing.T) {
 	if got := p.Prefix("ml"); got != "ml-a3-mega" {
 		t.Errorf("prefix = %q", got)
 	}
-	if s, d, all := p.StaticNodeNames("ml"), p.DynamicNodeNames("ml"), p.AllNodeNames("ml"); s != "ml-a3-mega-[0-1]" || d != "ml-a3-mega-[2-999]" || all != "ml-a3-mega-[0-999]" {
+	if s, d, all := p.StaticNodeNames("ml"), p.DynamicNodeNames("ml"), p.AllNodeNames("ml"); s != "ml-a3-mega-[0-1]" || d != "ml-a3-mega-d[0-997]" || all != "ml-a3-mega-[0-1],ml-a3-mega-d[0-997]" {
 		t.Errorf("hostlists = %q %q %q", s, d, all)
 	}
-	one := cc.Partition{Name: "dbg", StaticNodes: 1}
-	if got := one.StaticNodeNames("ml"); got != "ml-dbg-0" {
-		t.Errorf("single node hostlist = %q", got)
+	one := cc.Partition{Name: "dbg", StaticNodes: 1, MaxDynamicNodes: 1}
+	if s, d := one.StaticNodeNames("ml"), one.DynamicNodeNames("ml"); s != "ml-dbg-0" || d != "ml-dbg-d0" {
+		t.Errorf("single node hostlists = %q %q", s, d)
 	}
 	for _, tc := range []struct {
 		node           string
@@ -52,11 +52,15 @@ func TestNodeNaming(t *testing.T) {
 	}{
 		{"ml-a3-mega-0", 0, true, true},
 		{"ml-a3-mega-1", 1, true, true},
-		{"ml-a3-mega-2", 2, false, true},
-		{"ml-a3-mega-999", 999, false, true},
-		{"ml-a3-mega-1000", 0, false, false},
+		{"ml-a3-mega-2", 0, false, false},
+		{"ml-a3-mega-d0", 0, false, true},
+		{"ml-a3-mega-d997", 997, false, true},
+		{"ml-a3-mega-d998", 0, false, false},
+		{"ml-a3-mega-d01", 0, false, false},
 		{"ml-a3-mega-01", 0, false, false},
+		{"ml-a3-mega-d", 0, false, false},
 		{"ml-a3-mega-x", 0, false, false},
+		{"ml-a3-mega-d-1", 0, false, false},
 		{"ml-cpu-1", 0, false, false},
 	} {
 		i, static, ok := p.NodeIndex("ml", tc.node)
@@ -66,6 +70,65 @@ func TestNodeNaming(t *testing.T) {
 	}
 	if cc.ControllerName("ml") != "ml-controller" || cc.LoginName("ml", 1) != "ml-login-1" || cc.NodeSetName("a3") != "a3_nodes" {
 		t.Error("derived names changed; VMs of existing clusters would be renamed")
+	}
+}
+
+// A node's name never changes meaning when the counts change: every static name stays static with
+// the same index whatever the dynamic count is, and the reverse, and no count makes a static name
+// of one partition equal a dynamic name of another.
+func TestNodeNamesAreStableAcrossCounts(t *testing.T) {
+	kinds := map[string]bool{} // name → static
+	for static := 0; static <= 4; static++ {
+		for dynamic := 0; dynamic <= 4; dynamic++ {
+			if static+dynamic == 0 {
+				continue
+			}
+			p := cc.Partition{Name: "debug", StaticNodes: static, MaxDynamicNodes: dynamic}
+			names, err := cc.ExpandHostlist(p.AllNodeNames("c"))
+			if err != nil || len(names) != static+dynamic {
+				t.Fatalf("static %d dynamic %d: %v %v", static, dynamic, names, err)
+			}
+			for _, n := range names {
+				_, isStatic, ok := p.NodeIndex("c", n)
+				if !ok {
+					t.Fatalf("%s is not a node of %+v", n, p)
+				}
+				if was, seen := kinds[n]; seen && was != isStatic {
+					t.Errorf("%s changed from static=%v to static=%v at static %d dynamic %d", n, was, isStatic, static, dynamic)
+				}
+				kinds[n] = isStatic
+			}
+		}
+	}
+	// Partition "a-d" has the prefix c-a-d: its static c-a-d-0 differs from a's dynamic c-a-d0.
+	a := cc.Partition{Name: "a", StaticNodes: 1, MaxDynamicNodes: 1}
+	ad := cc.Partition{Name: "a-d", StaticNodes: 1, MaxDynamicNodes: 1}
+	for _, n := range []string{"c-a-d0", "c-a-0"} {
+		if _, _, ok := ad.NodeIndex("c", n); ok {
+			t.Errorf("%s, a node of partition a, parses as a node of partition a-d", n)
+		}
+	}
+	for _, n := range []string{"c-a-d-0", "c-a-d-d0"} {
+		if _, _, ok := a.NodeIndex("c", n); ok {
+			t.Errorf("%s, a node of partition a-d, parses as a node of partition a", n)
+		}
+	}
+}
+
+// A scale-down's drained nodes stay in slurm.conf, in their own range's line, until the provider
+// writes the partition without the drain.
+func TestDrainedNodesStayListed(t *testing.T) {
+	p := cc.Partition{Name: "debug", StaticNodes: 1, MaxDynamicNodes: 1, Drain: &cc.Drain{ID: "x", Nodes: "c-debug-[1-2],c-debug-d3,c-other-1"}}
+	if s, d := p.SlurmStaticNames("c"), p.SlurmDynamicNames("c"); s != "c-debug-0,c-debug-[1-2]" || d != "c-debug-d0,c-debug-d3" {
+		t.Errorf("slurm.conf names = %q %q", s, d)
+	}
+	if s, d := p.StaticNodeNames("c"), p.DynamicNodeNames("c"); s != "c-debug-0" || d != "c-debug-d0" {
+		t.Errorf("declared names = %q %q", s, d)
+	}
+	for n, want := range map[string]bool{"c-debug-2": true, "c-debug-d3": true, "c-debug-3": false, "c-debug-d1": false, "c-other-1": false} {
+		if _, _, ok := p.NodeIndex("c", n); ok != want {
+			t.Errorf("NodeIndex(%s) ok = %v, want %v", n, ok, want)
+		}
 	}
 }
 
@@ -119,8 +182,8 @@ func TestValidateRefusesInvalidConfigurations(t *testing.T) {
 		{"colliding node names", cluster(none), append(gpu(func(p *cc.Partition) { p.Name = "a_b" }), gpu(func(p *cc.Partition) { p.Name = "a-b" })...),
 			"would both name their nodes ml-a-b-<index>"},
 		{"partition named like the logins", cluster(none), gpu(func(p *cc.Partition) { p.Name = "login" }), "would name its nodes like the login VMs"},
-		{"partition node named like the controller", cluster(func(c *cc.Cluster) { c.Controller.Hostname = "ml-gpu-1" }), gpu(func(*cc.Partition) {}),
-			"would name a node ml-gpu-1, the controller's host name"},
+		{"partition node named like the controller", cluster(func(c *cc.Cluster) { c.Controller.Hostname = "ml-gpu-d1" }), gpu(func(*cc.Partition) {}),
+			"would name a node ml-gpu-d1, the controller's host name"},
 		{"two defaults", cluster(none), append(gpu(func(p *cc.Partition) { p.Default = true }), gpu(func(p *cc.Partition) { p.Name = "other"; p.Default = true })...),
 			`partitions "gpu", "other" are all marked default`},
 	}

@@ -83,17 +83,17 @@ func vms(env *emulatortest.Env) []string {
 func TestResumeSuspend(t *testing.T) {
 	env, pe := setup(t)
 	ctx := context.Background()
-	if err := power.Resume(ctx, pe, "c-cpu-[2-4]"); err != nil {
+	if err := power.Resume(ctx, pe, "c-cpu-d[0-2]"); err != nil {
 		t.Fatal(err)
 	}
-	if got := vms(env); !slices.Equal(got, []string{"c-cpu-2", "c-cpu-3", "c-cpu-4"}) {
+	if got := vms(env); !slices.Equal(got, []string{"c-cpu-d0", "c-cpu-d1", "c-cpu-d2"}) {
 		t.Fatalf("after resume: %v", got)
 	}
 	if n := env.CallCount("compute.instances.bulkInsert"); n != 1 {
 		t.Errorf("resume of 3 nodes made %d bulkInsert calls, want 1", n)
 	}
 	svc := env.Server.Component("instances").(*instances.Service)
-	inst, _ := svc.Instance(instances.InstanceKey(project, zone, "c-cpu-3"))
+	inst, _ := svc.Instance(instances.InstanceKey(project, zone, "c-cpu-d1"))
 	if inst.GetLabels()["hypercompute-partition"] != "c-cpu" || inst.GetScheduling().GetProvisioningModel() != "SPOT" {
 		t.Errorf("resumed VM not made from the template: labels %v scheduling %v", inst.GetLabels(), inst.GetScheduling())
 	}
@@ -101,33 +101,33 @@ func TestResumeSuspend(t *testing.T) {
 
 	// Slurm asks again (a retry): nothing is created twice, nothing is replaced.
 	env.ResetCalls()
-	if err := power.Resume(ctx, pe, "c-cpu-[3-4],c-cpu-2"); err != nil {
+	if err := power.Resume(ctx, pe, "c-cpu-d[1-2],c-cpu-d0"); err != nil {
 		t.Fatal(err)
 	}
 	if n := env.CallCount("compute.instances.bulkInsert"); n != 0 {
 		t.Errorf("resuming running nodes made %d bulkInsert calls", n)
 	}
-	if inst, _ := svc.Instance(instances.InstanceKey(project, zone, "c-cpu-3")); inst.GetId() != id {
+	if inst, _ := svc.Instance(instances.InstanceKey(project, zone, "c-cpu-d1")); inst.GetId() != id {
 		t.Error("a running node was recreated")
 	}
 
 	// A preempted node (STOP) is started again.
-	o, err := pe.Clients.Instances.Stop(ctx, &computepb.StopInstanceRequest{Project: project, Zone: zone, Instance: "c-cpu-4"})
+	o, err := pe.Clients.Instances.Stop(ctx, &computepb.StopInstanceRequest{Project: project, Zone: zone, Instance: "c-cpu-d2"})
 	do(t, pe.Clients, o, err)
-	if err := power.Resume(ctx, pe, "c-cpu-4"); err != nil {
+	if err := power.Resume(ctx, pe, "c-cpu-d2"); err != nil {
 		t.Fatal(err)
 	}
-	if inst, _ := svc.Instance(instances.InstanceKey(project, zone, "c-cpu-4")); inst.GetStatus() != "RUNNING" {
+	if inst, _ := svc.Instance(instances.InstanceKey(project, zone, "c-cpu-d2")); inst.GetStatus() != "RUNNING" {
 		t.Errorf("stopped node is %s after resume", inst.GetStatus())
 	}
 
-	if err := power.Suspend(ctx, pe, "c-cpu-[2-3],c-cpu-9"); err != nil {
-		t.Fatal(err) // c-cpu-9 has no VM: already suspended
+	if err := power.Suspend(ctx, pe, "c-cpu-d[0-1],c-cpu-d7"); err != nil {
+		t.Fatal(err) // c-cpu-d7 has no VM: already suspended
 	}
-	if got := vms(env); !slices.Equal(got, []string{"c-cpu-4"}) {
+	if got := vms(env); !slices.Equal(got, []string{"c-cpu-d2"}) {
 		t.Fatalf("after suspend: %v", got)
 	}
-	if err := power.ResumeFail(ctx, pe, "c-cpu-4"); err != nil {
+	if err := power.ResumeFail(ctx, pe, "c-cpu-d2"); err != nil {
 		t.Fatal(err)
 	}
 	if got := vms(env); len(got) != 0 {
@@ -141,23 +141,23 @@ func TestResumeReportsFailedNodes(t *testing.T) {
 	env, pe := setup(t)
 	svc := env.Server.Component("instances").(*instances.Service)
 	svc.SetCapacity(zone, "n2-standard-4", 1)
-	err := power.Resume(context.Background(), pe, "c-cpu-[5-7],c-other-1")
+	err := power.Resume(context.Background(), pe, "c-cpu-d[3-5],c-other-1")
 	var ne *power.NodesError
 	if !errors.As(err, &ne) {
 		t.Fatalf("err = %v, want a NodesError", err)
 	}
 	slices.Sort(ne.Nodes)
-	if !slices.Equal(ne.Nodes, []string{"c-cpu-6", "c-cpu-7", "c-other-1"}) {
+	if !slices.Equal(ne.Nodes, []string{"c-cpu-d4", "c-cpu-d5", "c-other-1"}) {
 		t.Errorf("failed nodes %v", ne.Nodes)
 	}
 	if !strings.Contains(err.Error(), "ZONE_RESOURCE_POOL_EXHAUSTED") || !strings.Contains(err.Error(), "belong to no partition") {
 		t.Errorf("error lacks the reasons: %v", err)
 	}
-	if got := vms(env); !slices.Equal(got, []string{"c-cpu-5"}) {
+	if got := vms(env); !slices.Equal(got, []string{"c-cpu-d3"}) {
 		t.Errorf("VMs: %v", got)
 	}
 	// A partition without a template yet cannot resume.
-	if err := power.Resume(context.Background(), pe, "c-gpu-0"); err == nil || !strings.Contains(err.Error(), "no instance template") {
+	if err := power.Resume(context.Background(), pe, "c-gpu-d0"); err == nil || !strings.Contains(err.Error(), "no instance template") {
 		t.Errorf("resume without a template: %v", err)
 	}
 }

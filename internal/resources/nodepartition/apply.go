@@ -24,6 +24,8 @@ type applier struct {
 	d  *desired
 	// poll bounds the interval between looks at the controller's reports.
 	poll time.Duration
+	// notices are warnings the apply ends with (see notice).
+	notices notices
 }
 
 // changeSet is what one reconcile found and decided, before it changes anything.
@@ -83,25 +85,14 @@ func (a *applier) prepare(ctx context.Context) (*changeSet, error) {
 	return p, nil
 }
 
-// toRemove lists the VMs a scale-down takes away: former static nodes above the new static count,
-// nodes of an earlier drain that did not finish, and any node beyond the new total.
-func (a *applier) toRemove(ci *clusterInfo, inv inventory) []vm {
-	d := a.d
-	prevStatic := 0
-	var draining []string
-	if prev, ok := ci.parts[d.name]; ok {
-		prevStatic = prev.StaticNodes
-		if prev.Drain != nil {
-			draining, _ = cc.ExpandHostlist(prev.Drain.Nodes)
-		}
-	}
+// toRemove lists the VMs a scale-down takes away: static nodes at or above the static count and
+// dynamic nodes at or above the dynamic count. Static and dynamic nodes have ranges of their own,
+// so a change of one count never touches the other's nodes. A node of an earlier drain that is
+// back inside its count stays (the agent returns it to service).
+func (a *applier) toRemove(_ *clusterInfo, inv inventory) []vm {
 	var out []vm
 	for _, i := range slices.Sorted(maps.Keys(inv)) {
-		v := inv[i]
-		switch {
-		case i >= d.static && i < prevStatic,
-			i >= d.static && slices.Contains(draining, v.name),
-			i >= d.static+d.dynamic:
+		if v := inv[i]; !v.within(a.d.static, a.d.dynamic) {
 			out = append(out, v)
 		}
 	}
@@ -122,14 +113,13 @@ func (a *applier) reconcile(ctx context.Context) ([]string, error) {
 	first := p.part
 	var drain *cc.Drain
 	if len(p.remove) > 0 && !d.forceScaleDown {
-		// The removed nodes stay in Slurm's node range while they drain, so their jobs keep running.
+		// The removed nodes stay in slurm.conf while they drain (cc.Partition.SlurmStaticNames,
+		// SlurmDynamicNames), so their jobs keep running.
 		names := make([]string, len(p.remove))
-		last := 0
 		for i, v := range p.remove {
-			names[i], last = v.name, max(last, v.index)
+			names[i] = v.name
 		}
 		drain = &cc.Drain{ID: gcp.NewRequestID()[:8], Nodes: cc.CompressHostlist(names)}
-		first.MaxDynamicNodes = max(d.dynamic, last+1-d.static)
 		first.Drain = drain
 	}
 
@@ -164,9 +154,14 @@ func (a *applier) reconcile(ctx context.Context) ([]string, error) {
 	if err := g.Wait(); err != nil {
 		return warnings, a.explain(ctx, err)
 	}
-	if d.waitForNodes && d.static > 0 {
-		// The configuration is applied; the apply ends when the static nodes can take jobs.
+	if d.waitForNodes && len(created) > 0 {
+		// The configuration is applied; the apply ends when the static nodes it made can take jobs.
 		if err := a.registrationWaitFor(p.inv, created).untilRegistered(ctx); err != nil {
+			return warnings, err
+		}
+	}
+	if d.static > 0 {
+		if err := a.warnUnregistered(ctx, p.inv, created); err != nil {
 			return warnings, err
 		}
 	}
@@ -174,8 +169,9 @@ func (a *applier) reconcile(ctx context.Context) ([]string, error) {
 	if len(p.remove) > 0 {
 		del := func(names []string) error { return deleteNodes(ctx, a.cl, d.project, d.zone, names) }
 		if drain != nil {
-			// Each node goes once it is drained and idle; a running job keeps its node.
-			if err := wait.untilDrained(ctx, d.name, *drain, del); err != nil {
+			// Each node goes once it is drained and idle; a running job keeps its node for at
+			// most drain_timeout.
+			if err := a.drainAndDelete(ctx, wait, *drain, del); err != nil {
 				return warnings, err
 			}
 		} else {
@@ -247,7 +243,7 @@ func (a *applier) relabel(ctx context.Context, inv inventory) error {
 	want := a.d.vmLabels()
 	var stale []vm
 	for _, v := range inv {
-		if !maps.Equal(v.labels, want) && v.index < a.d.static+a.d.dynamic {
+		if !maps.Equal(v.labels, want) && v.within(a.d.static, a.d.dynamic) {
 			stale = append(stale, v)
 		}
 	}

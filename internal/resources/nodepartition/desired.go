@@ -41,7 +41,11 @@ type desired struct {
 	slurm slurmOptions
 
 	forceScaleDown bool
-	allowPartial   bool
+	// drainTimeout bounds a scale-down's wait for the jobs on removed nodes; drainAction says
+	// what happens past it (drainActionFail, drainActionDelete).
+	drainTimeout time.Duration
+	drainAction  string
+	allowPartial bool
 	// waitForNodes: the apply waits until the static nodes registered in Slurm.
 	waitForNodes bool
 }
@@ -114,6 +118,7 @@ func toDesired(ctx context.Context, m *model) (*desired, diag.Diagnostics) {
 		forceScaleDown: m.ForceScaleDown.ValueBool(), allowPartial: m.AllowPartial.ValueBool(),
 		waitForNodes: m.WaitForNodes.IsNull() || m.WaitForNodes.IsUnknown() || m.WaitForNodes.ValueBool(),
 	}
+	d.drainTimeout, d.drainAction = drainPolicy(m, &diags)
 	if d.zone == "" {
 		d.zone = ref.Zone
 	}

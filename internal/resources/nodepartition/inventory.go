@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
-	"strings"
 
 	"cloud.google.com/go/compute/apiv1/computepb"
 
@@ -17,25 +15,42 @@ import (
 
 // vm is what a partition keeps of one of its VMs: no per-VM blobs reach the state.
 type vm struct {
-	name   string
-	index  int
-	status string
-	labels map[string]string
+	name string
+	// index is the node's index within its range: static <prefix>-<index> or dynamic
+	// <prefix>-d<index>.
+	index   int
+	dynamic bool
+	status  string
+	labels  map[string]string
 	// labelFingerprint lets a label change be written without another read.
 	labelFingerprint string
 }
 
-// inventory is the partition's VMs by index.
+// inventory is the partition's VMs by key: a static node's index, or dynamicKey(index) for a
+// dynamic node, so code that looks at static indexes (i < static) never meets a dynamic node.
 type inventory map[int]vm
 
+// dynamicKeyBase puts dynamic nodes above every static index (at most cc.MaxPartitionNodes).
+const dynamicKeyBase = 1 << 30
+
+func dynamicKey(i int) int { return dynamicKeyBase + i }
+
 // listNodes lists the partition's VMs by their label, page by page: never one GET per VM. VMs
-// whose names do not parse as <prefix>-<index> are not the partition's and are skipped.
+// whose names parse neither as <prefix>-<index> nor as <prefix>-d<index> are not the partition's
+// and are skipped.
 func listNodes(ctx context.Context, cl *gcp.Clients, project, zone, prefix string) (inventory, error) {
 	inv := inventory{}
 	err := bulk.ListLabelled(ctx, cl, project, zone, labelPartition, prefix, func(inst *computepb.Instance) {
-		if i, ok := nodeIndex(prefix, inst.GetName()); ok {
-			inv[i] = vm{name: inst.GetName(), index: i, status: inst.GetStatus(), labels: inst.GetLabels(), labelFingerprint: inst.GetLabelFingerprint()}
+		i, static, ok := cc.ParseNodeName(prefix, inst.GetName())
+		if !ok {
+			return
 		}
+		v := vm{name: inst.GetName(), index: i, dynamic: !static, status: inst.GetStatus(), labels: inst.GetLabels(), labelFingerprint: inst.GetLabelFingerprint()}
+		key := i
+		if !static {
+			key = dynamicKey(i)
+		}
+		inv[key] = v
 	})
 	if err != nil {
 		return nil, fmt.Errorf("listing the VMs of partition %s in %s: %w", prefix, zone, err)
@@ -43,14 +58,12 @@ func listNodes(ctx context.Context, cl *gcp.Clients, project, zone, prefix strin
 	return inv, nil
 }
 
-// nodeIndex parses <prefix>-<index> (no zero padding).
-func nodeIndex(prefix, name string) (int, bool) {
-	rest, ok := strings.CutPrefix(name, prefix+"-")
-	if !ok || rest == "" || (len(rest) > 1 && rest[0] == '0') {
-		return 0, false
+// within reports whether a VM lies inside the partition's counts.
+func (v vm) within(static, dynamic int) bool {
+	if v.dynamic {
+		return v.index < dynamic
 	}
-	i, err := strconv.Atoi(rest)
-	return i, err == nil && i >= 0
+	return v.index < static
 }
 
 func (inv inventory) names() []string {
@@ -71,11 +84,11 @@ func (inv inventory) running() int {
 	return n
 }
 
-// countBelow is how many VMs have an index below n (the static nodes present).
+// countBelow is how many static VMs have an index below n (the static nodes present).
 func (inv inventory) countBelow(n int) int {
 	c := 0
-	for i := range inv {
-		if i < n {
+	for _, v := range inv {
+		if !v.dynamic && v.index < n {
 			c++
 		}
 	}

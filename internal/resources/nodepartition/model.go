@@ -25,6 +25,8 @@ type model struct {
 	EffectiveLabels     types.Map    `tfsdk:"effective_labels"`
 	Slurm               types.Object `tfsdk:"slurm"`
 	ForceScaleDown      types.Bool   `tfsdk:"force_scale_down"`
+	DrainTimeout        types.String `tfsdk:"drain_timeout"`
+	DrainTimeoutAction  types.String `tfsdk:"drain_timeout_action"`
 	AllowPartial        types.Bool   `tfsdk:"allow_partial"`
 	WaitForNodes        types.Bool   `tfsdk:"wait_for_nodes"`
 

@@ -91,6 +91,12 @@ func flatten(ctx context.Context, p *providerdata.Data, ref cc.ClusterID, o *obs
 	if m.WaitForNodes.IsNull() || m.WaitForNodes.IsUnknown() {
 		m.WaitForNodes = types.BoolValue(true)
 	}
+	if m.DrainTimeout.IsNull() || m.DrainTimeout.IsUnknown() {
+		m.DrainTimeout = types.StringValue(defaultDrainTimeout)
+	}
+	if m.DrainTimeoutAction.IsNull() || m.DrainTimeoutAction.IsUnknown() {
+		m.DrainTimeoutAction = types.StringValue(drainActionFail)
+	}
 
 	staticTarget := int(m.StaticNodeCount.ValueInt64())
 	if o.part != nil {
@@ -98,13 +104,18 @@ func flatten(ctx context.Context, p *providerdata.Data, ref cc.ClusterID, o *obs
 		m.MachineType = types.StringValue(o.part.MachineType)
 		m.MaxDynamicNodeCount = types.Int64Value(int64(o.part.MaxDynamicNodes))
 		m.Slurm = flattenSlurm(ctx, o.part, m.Slurm, &diags)
-		// A drain that did not finish keeps the removed nodes in the range; the plan then shows
-		// the new count still to reach.
 	}
 	// Static nodes that lost their VM show as missing, so the plan puts them back.
 	m.StaticNodeCount = types.Int64Value(int64(o.inv.countBelow(staticTarget)))
 	if m.MaxDynamicNodeCount.IsNull() || m.MaxDynamicNodeCount.IsUnknown() {
 		m.MaxDynamicNodeCount = types.Int64Value(0)
+	}
+	if o.part != nil {
+		// A drain that did not finish (drain_timeout) leaves removed nodes with their VMs; they
+		// count until deleted, so the plan shows the new count still to reach.
+		static, dynamic := drainLeft(o.part, o.inv)
+		m.StaticNodeCount = types.Int64Value(m.StaticNodeCount.ValueInt64() + int64(static))
+		m.MaxDynamicNodeCount = types.Int64Value(m.MaxDynamicNodeCount.ValueInt64() + int64(dynamic))
 	}
 	part := cc.Partition{Name: name, StaticNodes: staticTarget, MaxDynamicNodes: int(m.MaxDynamicNodeCount.ValueInt64())}
 	m.StaticNodeNames = types.StringValue(part.StaticNodeNames(ref.Name))

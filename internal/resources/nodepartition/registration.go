@@ -112,18 +112,11 @@ func firstNonEmpty(s ...string) string {
 	return ""
 }
 
-// registrationWaitFor is the wait for the static nodes that exist after a reconcile: the ones
-// the partition had and the ones it created (a partial success waits for what was made).
-func (a *applier) registrationWaitFor(inv inventory, created []string) registrationWait {
-	var nodes []string
-	for i, v := range inv {
-		if i < a.d.static {
-			nodes = append(nodes, v.name)
-		}
-	}
-	// created holds only names that had no VM, so none is in inv.
-	nodes = append(nodes, created...)
-	slices.Sort(nodes)
+// registrationWaitFor is the wait for the static nodes this apply made: the ones it created (or
+// replaced). Static nodes it did not touch are not waited for, so an update of a partition with
+// one dead node is not held up by it; warnUnregistered reports those instead.
+func (a *applier) registrationWaitFor(_ inventory, made []string) registrationWait {
+	nodes := slices.Sorted(slices.Values(made))
 	after := nodeErrorsAfter
 	if rt := time.Duration(a.d.slurm.resumeTimeout) * time.Second; rt > 0 && rt < after {
 		after = rt

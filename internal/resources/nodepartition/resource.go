@@ -80,6 +80,12 @@ func (r *partitionResource) converge(ctx context.Context, plan *model, state *tf
 	for _, w := range warnings {
 		diags.AddWarning("Partition "+d.name+" is smaller than asked", w)
 	}
+	for _, n := range a.notices.all() {
+		diags.AddWarning(n.summary, n.detail)
+		if noticeSeen != nil {
+			noticeSeen(n.summary, n.detail)
+		}
+	}
 	if err != nil {
 		diags.AddError("Unable to "+verb+" node partition "+d.name, err.Error())
 	}

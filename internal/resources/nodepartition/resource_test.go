@@ -84,7 +84,7 @@ func TestAccNodePartition_basic(t *testing.T) {
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("nodes_running"), knownvalue.Int64Exact(2)),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("node_names"), knownvalue.StringExact("hcb-cpu-[0-1]")),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("static_node_names"), knownvalue.StringExact("hcb-cpu-[0-1]")),
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("dynamic_node_names"), knownvalue.StringExact("hcb-cpu-[2-5]")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("dynamic_node_names"), knownvalue.StringExact("hcb-cpu-d[0-3]")),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("provisioning").AtMapKey("model"), knownvalue.StringExact("standard")),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("image"), knownvalue.StringExact("projects/debian-cloud/global/images/family/debian-12")),
 				},

@@ -134,7 +134,11 @@ func checkNames(v values) *problem {
 		return nil
 	}
 	prefix := cc.NodeNamePrefix(*v.clusterName, *v.name)
-	last := cc.NodeName(prefix, max(int(*v.static+*v.dynamic)-1, 0))
+	// The longest name: the last static node's, or the last dynamic node's (<prefix>-d<index>).
+	last := cc.NodeName(prefix, max(int(*v.static)-1, 0))
+	if dyn := cc.DynamicNodeName(prefix, int(*v.dynamic)-1); *v.dynamic > 0 && len(dyn) > len(last) {
+		last = dyn
+	}
 	if len(last) > 63 {
 		p := newProblem("name", "node name %q would be %d characters long; VM and host names allow at most 63, so shorten the partition name (or the cluster's)", last, len(last))
 		return &p

@@ -89,7 +89,7 @@ func TestAccNodePartition_scale(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("nodes_total"), knownvalue.Int64Exact(4)),
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("dynamic_node_names"), knownvalue.StringExact("hcs-cpu-[4-5]")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("dynamic_node_names"), knownvalue.StringExact("hcs-cpu-d[0-1]")),
 				},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					checkVMs(env, "hcs-cpu", "hcs-cpu-0", "hcs-cpu-1", "hcs-cpu-2", "hcs-cpu-3"),

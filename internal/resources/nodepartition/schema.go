@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -167,7 +168,17 @@ func (r *partitionResource) Schema(ctx context.Context, _ resource.SchemaRequest
 			},
 			"force_scale_down": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
-				MarkdownDescription: "When `static_node_count` goes down, delete the removed nodes at once even if jobs run on them. Default false: they are drained and deleted once idle.",
+				MarkdownDescription: "When `static_node_count` or `max_dynamic_node_count` goes down, delete the removed nodes at once even if jobs run on them. Default false: they are drained and deleted once idle, waiting at most `drain_timeout`.",
+			},
+			"drain_timeout": schema.StringAttribute{
+				Optional: true, Computed: true, Default: stringdefault.StaticString(defaultDrainTimeout),
+				MarkdownDescription: "How long an apply that removes nodes (a lower `static_node_count` or `max_dynamic_node_count`) waits for the jobs on them to end: the nodes are drained (no new job starts there) and each is deleted once idle. The apply logs which job it waits for. A Go duration, `\"0s\"` to `\"24h\"`. Default `\"" + defaultDrainTimeout + "\"`.",
+				Validators:          []validator.String{tfutil.StringCheck{Desc: "a duration from 0s to 24h", Check: func(s string) error { _, err := parseDrainTimeout(s); return err }}},
+			},
+			"drain_timeout_action": schema.StringAttribute{
+				Optional: true, Computed: true, Default: stringdefault.StaticString(drainActionFail),
+				MarkdownDescription: "What an apply does with nodes whose jobs outlast `drain_timeout`: `fail` (default) ends the apply with an error naming each job, the nodes staying drained until the next apply deletes them once idle; `delete` deletes them anyway (their jobs end with NODE_FAIL; Slurm requeues those that allow it) and warns, naming the jobs.",
+				Validators:          []validator.String{stringvalidator.OneOf(drainActionFail, drainActionDelete)},
 			},
 			"allow_partial": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
@@ -177,9 +188,9 @@ func (r *partitionResource) Schema(ctx context.Context, _ resource.SchemaRequest
 				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
 				MarkdownDescription: "Whether an apply that creates static nodes ends only once every one of them has registered in Slurm (so the first `srun` after `terraform apply` finds them idle), failing with a node's own error text when one fails to join. Default true. Set false for huge partitions whose nodes trickle in over a long time (VMs that boot slowly or stockouts filled later), where the apply should end as soon as the controller took the configuration.",
 			},
-			"node_name_prefix":   schema.StringAttribute{Computed: true, MarkdownDescription: "Nodes are `<node_name_prefix>-<index>`; also the value of the `hypercompute-partition` label on every VM."},
+			"node_name_prefix":   schema.StringAttribute{Computed: true, MarkdownDescription: "Static nodes are `<node_name_prefix>-<index>`, dynamic ones `<node_name_prefix>-d<index>` (ranges of their own: changing one count never renames the other's nodes); also the value of the `hypercompute-partition` label on every VM."},
 			"static_node_names":  schema.StringAttribute{Computed: true, MarkdownDescription: "Slurm hostlist of the static nodes, e.g. `c-a3-[0-3]`."},
-			"dynamic_node_names": schema.StringAttribute{Computed: true, MarkdownDescription: "Slurm hostlist of the dynamic nodes."},
+			"dynamic_node_names": schema.StringAttribute{Computed: true, MarkdownDescription: "Slurm hostlist of the dynamic nodes, e.g. `c-a3-d[0-7]`."},
 			"instance_template":  schema.StringAttribute{Computed: true, MarkdownDescription: "The instance template every node is created from (`projects/{project}/global/instanceTemplates/{name}`)."},
 			"placement_policy":   schema.StringAttribute{Computed: true, MarkdownDescription: "The compact placement policy, or empty."},
 			"nodes_total":        schema.Int64Attribute{Computed: true, MarkdownDescription: "VMs of the partition that exist (static and dynamic), as of the last refresh."},

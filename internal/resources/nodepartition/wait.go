@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
@@ -64,20 +66,25 @@ func (w appliedWait) untilApplied(ctx context.Context) error {
 
 // untilDrained waits for the agent's drain report and hands each node to gone as soon as the
 // report names it (drained, no job left), so idle nodes go at once and busy ones when their jobs
-// end. It returns once every node of the drain was handed over.
-func (w appliedWait) untilDrained(ctx context.Context, partition string, drain cc.Drain, gone func([]string) error) error {
+// end. It logs each change of the jobs it waits for, and returns once every node of the drain was
+// handed over, or with where the drain stands when ctx ends.
+func (w appliedWait) untilDrained(ctx context.Context, partition string, drain cc.Drain, gone func([]string) error) (drainResult, error) {
 	want, err := cc.ExpandHostlist(drain.Nodes)
 	if err != nil {
-		return err
+		return drainResult{}, err
 	}
-	pending := slices.Clone(want)
+	res := drainResult{pending: slices.Clone(want)}
+	logged := ""
 	_, err = w.report().Until(ctx, func(r tfutil.Report) (bool, error) {
+		if jr, err := cc.ParseDrainJobs(r.Attrs[cc.DrainJobsAttr(partition)]); err == nil && jr.ID == drain.ID {
+			res.jobs, res.jobsKnown = jr.Jobs, true
+		}
 		id, done, ok := r.Drained(partition)
 		if !ok || id != drain.ID {
 			return false, nil
 		}
 		var ready []string
-		pending = slices.DeleteFunc(pending, func(n string) bool {
+		res.pending = slices.DeleteFunc(res.pending, func(n string) bool {
 			if slices.Contains(done, n) {
 				ready = append(ready, n)
 				return true
@@ -89,11 +96,18 @@ func (w appliedWait) untilDrained(ctx context.Context, partition string, drain c
 				return false, err
 			}
 		}
-		return len(pending) == 0, nil
+		if len(res.pending) > 0 && res.jobsKnown {
+			if now := cc.DescribeDrainJobs(res.jobs); now != logged && now != "" {
+				logged = now
+				tflog.Info(ctx, "scale-down waits for running jobs to end", map[string]any{
+					"partition": partition, "nodes": cc.CompressHostlist(res.pending), "jobs": now,
+				})
+			}
+		}
+		return len(res.pending) == 0, nil
 	})
 	if err != nil && ctx.Err() != nil {
-		return fmt.Errorf("timed out waiting for %s to finish their jobs: they are drained (no new jobs start on them) and will be deleted by the next apply once idle; set force_scale_down = true to delete them now, killing their jobs",
-			cc.CompressHostlist(pending))
+		return res, fmt.Errorf("timed out waiting for %s", res.describe())
 	}
-	return err
+	return res, err
 }

@@ -1,0 +1,126 @@
+package nodepartition
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
+)
+
+// A scale-down drains the nodes it removes and deletes each once it runs no job, waiting at most
+// drain_timeout: a training job can outlive any apply, and an apply that blocks without saying why
+// (seen: ten minutes) is worse than one that fails naming the job. Past the timeout the apply
+// fails (drainActionFail), leaving the nodes drained so no new job lands there and the next apply
+// deletes them once idle, or deletes them anyway (drainActionDelete).
+const (
+	defaultDrainTimeout = "10m"
+	maxDrainTimeout     = 24 * time.Hour
+	drainActionFail     = "fail"
+	drainActionDelete   = "delete"
+)
+
+// parseDrainTimeout reads drain_timeout: a Go duration from 0s ("do not wait") to 24h.
+func parseDrainTimeout(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a duration; write it like \"0s\", \"90s\", \"10m\" or \"2h\"", s)
+	}
+	if d < 0 || d > maxDrainTimeout {
+		return 0, fmt.Errorf("%q is out of range: 0s to 24h", s)
+	}
+	return d, nil
+}
+
+// drainPolicy reads drain_timeout and drain_timeout_action from a plan (null: the defaults, as
+// after an import).
+func drainPolicy(m *model, diags *diag.Diagnostics) (time.Duration, string) {
+	s := defaultDrainTimeout
+	if !m.DrainTimeout.IsNull() && !m.DrainTimeout.IsUnknown() {
+		s = m.DrainTimeout.ValueString()
+	}
+	d, err := parseDrainTimeout(s)
+	if err != nil {
+		diags.AddAttributeError(pathOf("drain_timeout"), "Invalid drain_timeout", "drain_timeout: "+err.Error())
+	}
+	action := drainActionFail
+	if !m.DrainTimeoutAction.IsNull() && !m.DrainTimeoutAction.IsUnknown() {
+		action = m.DrainTimeoutAction.ValueString()
+	}
+	return d, action
+}
+
+// drainAndDelete deletes the drain's nodes as they become idle, for at most drain_timeout. Past
+// it, drainActionFail fails naming the jobs still running; drainActionDelete deletes the remaining
+// nodes and warns, naming the jobs that were running on them.
+func (a *applier) drainAndDelete(ctx context.Context, wait appliedWait, drain cc.Drain, del func([]string) error) error {
+	d := a.d
+	wctx, cancel := context.WithTimeout(ctx, d.drainTimeout)
+	defer cancel()
+	res, err := wait.untilDrained(wctx, d.name, drain, del)
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		// The apply's own timeout came first.
+		return fmt.Errorf("%w (the apply's timeout ran out while partition %s waited for %s)", err, d.name, res.describe())
+	case wctx.Err() == nil:
+		return err
+	}
+	if d.drainAction == drainActionDelete {
+		if err := del(res.pending); err != nil {
+			return err
+		}
+		a.notices.add("Partition "+d.name+": nodes deleted with running jobs", fmt.Sprintf("drain_timeout (%s) passed while %s still ran %s; drain_timeout_action = %q deleted the nodes, so those jobs ended (NODE_FAIL; Slurm requeues the ones that allow it).",
+			d.drainTimeout, cc.CompressHostlist(res.pending), res.describeJobs(), drainActionDelete))
+		return nil
+	}
+	return fmt.Errorf("partition %s: the scale-down waited drain_timeout (%s) for %s and gave up. The nodes stay drained (no new job starts on them) and are deleted by the next apply once idle; raise drain_timeout, or set drain_timeout_action = %q to delete them anyway (ending their jobs)",
+		d.name, d.drainTimeout, res.describe(), drainActionDelete)
+}
+
+// drainResult is where a drain stands: the nodes not yet deleted and the jobs the controller last
+// reported on them.
+type drainResult struct {
+	pending []string
+	jobs    []cc.DrainJob
+	// jobsKnown: the controller reported the jobs (an agent older than the report does not).
+	jobsKnown bool
+}
+
+func (r drainResult) describeJobs() string {
+	if !r.jobsKnown {
+		return "their jobs (the controller's agent does not report which)"
+	}
+	if len(r.jobs) == 0 {
+		return "no job (the last job was ending)"
+	}
+	return cc.DescribeDrainJobs(r.jobs)
+}
+
+func (r drainResult) describe() string {
+	return fmt.Sprintf("%s to finish: %s", cc.CompressHostlist(r.pending), r.describeJobs())
+}
+
+// drainLeft counts the VMs of a pending drain that are outside the partition's counts: static and
+// dynamic nodes a scale-down has not deleted yet.
+func drainLeft(part *cc.Partition, inv inventory) (static, dynamic int) {
+	if part.Drain == nil {
+		return 0, 0
+	}
+	names, _ := cc.ExpandHostlist(part.Drain.Nodes)
+	for _, v := range inv {
+		if v.within(part.StaticNodes, part.MaxDynamicNodes) || !slices.Contains(names, v.name) {
+			continue
+		}
+		if v.dynamic {
+			dynamic++
+		} else {
+			static++
+		}
+	}
+	return static, dynamic
+}
