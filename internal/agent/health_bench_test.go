@@ -20,6 +20,29 @@ func BenchmarkHealthRepair(b *testing.B) {
 	pol.Escalation = nil
 	pol.Generation = "bench"
 	h := startHealthCluster(b, "hb", 2, pol)
+	benchRepairs(b, h, h.fill, cc.CheckDisk)
+}
+
+// BenchmarkHealthGPURepair is BenchmarkHealthRepair on a partition of g2-standard-4 nodes (one L4
+// each, the GPU tool stand-ins): the fault is uncorrected ECC errors reported by the node's
+// nvidia-smi, the ecc check drains it and the repair is a replace (reportHostAsFaulty: the VM
+// restarts on a new host, whose GPUs are healthy).
+func BenchmarkHealthGPURepair(b *testing.B) {
+	pol := cc.HealthPolicy{
+		Name:            "bench-gpu",
+		Checks:          []cc.HealthCheckSpec{{Name: cc.CheckECC, Schedules: []string{cc.SchedulePeriodic, cc.ScheduleBoot}, Action: cc.ActionReplace}},
+		IntervalSeconds: 1,
+		RequeueJobs:     true,
+		Limits:          cc.HealthLimits{MaxConcurrentRepairs: 1, MaxUnavailablePercent: 50},
+		Generation:      "bench",
+	}
+	h := startHealthClusterOf(b, "hgb", "g2-standard-4", 2, pol)
+	benchRepairs(b, h, func(n string) { h.gpuFault(n, `{"uncorrectedEcc": 1}`) }, cc.CheckECC)
+}
+
+// benchRepairs fails a job's node with fault for checkpoints every 1 s and 4 s and reports the
+// mean detection and repair latencies and the job time lost per interval.
+func benchRepairs(b *testing.B, h *healthCluster, fault func(node string), check string) {
 	var detect, repair time.Duration
 	lost := map[int]time.Duration{}
 	runs := 0
@@ -31,14 +54,14 @@ func BenchmarkHealthRepair(b *testing.B) {
 			// Fail just before a checkpoint is due, the worst case for the interval.
 			h.waitFor("progress", 30*time.Second, func() (string, bool) { s := h.step(job); return "", s >= every+every-1 })
 			faulted := time.Now()
-			h.fill(node)
+			fault(node)
 			h.waitFor(node+" drained", 30*time.Second, func() (string, bool) {
 				s := h.nodeState(node)
-				return s, strings.HasPrefix(s, "drain") && strings.Contains(s, cc.HealthDrainPrefix+cc.CheckDisk)
+				return s, strings.HasPrefix(s, "drain") && strings.Contains(s, cc.HealthDrainPrefix+check)
 			})
 			drained := time.Now()
 			detect += drained.Sub(faulted)
-			h.waitFor(node+" back", 120*time.Second, func() (string, bool) {
+			h.waitFor(node+" back", 150*time.Second, func() (string, bool) {
 				s := h.nodeState(node)
 				return s, strings.HasSuffix(s, "|none") && !strings.HasPrefix(s, "drain")
 			})
