@@ -287,6 +287,12 @@ func (s *Service) patchNetwork(w http.ResponseWriter, r *http.Request) {
 		fail(w, r, core.InvalidField("resource.networkProfile", after.GetNetworkProfile(), "The network profile can only be set when the network is created."))
 		return
 	}
+	// networks.patch documents routingConfig (and, in practice, mtu) as the fields it changes; the
+	// description is set at insert only, which hypercompute_network's creation marker relies on.
+	if after.GetDescription() != before.GetDescription() {
+		fail(w, r, core.InvalidField("resource.description", after.GetDescription(), "The description of a network can only be set when the network is created."))
+		return
+	}
 	if m := after.GetMtu(); m < minMTU || m > maxMTU {
 		fail(w, r, core.InvalidField("resource.mtu", strconv.Itoa(int(m)), fmt.Sprintf("Must be greater than or equal to %d and less than or equal to %d.", minMTU, maxMTU)))
 		return

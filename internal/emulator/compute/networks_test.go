@@ -65,6 +65,29 @@ func TestNetworkLifecycle(t *testing.T) {
 	wantHTTPError(t, err, 404, "notFound", "The resource 'projects/test-project/global/networks/net-a' was not found")
 }
 
+// A network's description is set at insert only: a patch that changes it is refused and leaves it,
+// while a patch of the MTU alone keeps it.
+func TestNetworkDescriptionIsSetAtInsertOnly(t *testing.T) {
+	env := emulatortest.Start(t)
+	c := newClients(t, env)
+	ctx := context.Background()
+	op, err := c.networks.Insert(ctx, &computepb.InsertNetworkRequest{Project: project, NetworkResource: &computepb.Network{
+		Name: proto.String("net-d"), AutoCreateSubnetworks: proto.Bool(false), Description: proto.String("first"),
+	}})
+	wait(t, op, err)
+	_, err = c.networks.Patch(ctx, &computepb.PatchNetworkRequest{Project: project, Network: "net-d", NetworkResource: &computepb.Network{Description: proto.String("second")}})
+	wantHTTPError(t, err, 400, "invalid", "Invalid value for field 'resource.description': 'second'. The description of a network can only be set when the network is created.")
+	op, err = c.networks.Patch(ctx, &computepb.PatchNetworkRequest{Project: project, Network: "net-d", NetworkResource: &computepb.Network{Mtu: proto.Int32(1500)}})
+	wait(t, op, err)
+	n, err := c.networks.Get(ctx, &computepb.GetNetworkRequest{Project: project, Network: "net-d"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.GetDescription() != "first" || n.GetMtu() != 1500 {
+		t.Errorf("after the patches: description %q, MTU %d; want \"first\", 1500", n.GetDescription(), n.GetMtu())
+	}
+}
+
 func TestNetworkDefaultsAndValidation(t *testing.T) {
 	env := emulatortest.Start(t)
 	c := newClients(t, env)
