@@ -98,10 +98,10 @@ func TestAccNodePartition_localRuntimeDynamic(t *testing.T) {
 			diag, _ := slurm(20*time.Second, "sinfo -N -l; tail -n 30 /var/log/slurm/slurmctld.log")
 			return fmt.Errorf("%v\n%s", err, diag)
 		}
-		if strings.TrimSpace(out) != "hce-dyn-0" {
-			return fmt.Errorf("the job ran on %q, want hce-dyn-0", out)
+		if strings.TrimSpace(out) != "hce-dyn-d0" {
+			return fmt.Errorf("the job ran on %q, want hce-dyn-d0", out)
 		}
-		if vms := vmNames(env.Env, "hce-dyn"); !slices.Equal(vms, []string{"hce-dyn-0"}) {
+		if vms := vmNames(env.Env, "hce-dyn"); !slices.Equal(vms, []string{"hce-dyn-d0"}) {
 			return fmt.Errorf("VMs while the node is up: %v", vms)
 		}
 		// Idle for suspend_time: Slurm powers the node down and its VM is deleted.

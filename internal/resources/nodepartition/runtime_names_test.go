@@ -1,0 +1,164 @@
+package nodepartition_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/acctest"
+	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/instances"
+)
+
+// The field's case on the local runtime (real slurmctld, slurmd in VMs, the agent's power
+// programs): a job runs on two static nodes and a powered-up dynamic node, then
+// static_node_count goes 2 → 1. Before, the dynamic range was renumbered: the apply blocked until
+// the job ended and Slurm was left with a VM-less static node and a VM outside any count. Now only
+// hce-dbg-1 is drained; the apply waits drain_timeout and fails naming the job, which keeps running
+// on all three nodes; once it ends, the next apply deletes hce-dbg-1 and Slurm's nodes and the
+// cloud's VMs agree, the dynamic node untouched and still taking jobs.
+func TestAccNodePartition_localRuntimeStableNames(t *testing.T) {
+	acctest.PreCheck(t)
+	acctest.RequireClusterTools(t)
+	env := acctest.NewWithRuntime(t)
+	agentPath, agentSHA := acctest.AgentBinary(t)
+	slurm := func(timeout time.Duration, cmd string) (string, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		argv := []string{"env", "SLURM_CONF=/etc/slurm/slurm.conf", "bash", "-c", cmd}
+		out, stderr, err := env.Runtime.Exec(ctx, instances.InstanceKey(acctest.Project, acctest.Zone, "hce-controller"), argv...)
+		if err != nil {
+			return "", fmt.Errorf("%s: %v\n%s%s", cmd, err, out, stderr)
+		}
+		return strings.TrimSpace(string(out)), nil
+	}
+	diagnose := func() string {
+		out, _ := slurm(20*time.Second, "sinfo -N -l; squeue; tail -n 30 /var/log/slurm/slurmctld.log")
+		return out
+	}
+	waitFor := func(what string, timeout time.Duration, ok func() (bool, error)) error {
+		deadline := time.Now().Add(timeout)
+		for {
+			done, err := ok()
+			if done {
+				return nil
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("timed out after %s waiting for %s (last error %v)\n%s", timeout, what, err, diagnose())
+			}
+			time.Sleep(500 * time.Millisecond)
+		}
+	}
+	config := func(static int) string {
+		return env.Config(strings.Replace(runtimeConfig(agentPath, agentSHA), `resource "hypercompute_node_partition" "test" {
+  cluster                = hypercompute_training_cluster.c.id
+  name                   = "dyn"
+  machine_type           = "n2-standard-2"
+  max_dynamic_node_count = 2
+  slurm = {
+    default        = true
+    suspend_time   = 5
+    resume_timeout = 180
+  }
+  timeouts = { create = "5m" }
+}`, fmt.Sprintf(`resource "hypercompute_node_partition" "test" {
+  cluster                = hypercompute_training_cluster.c.id
+  name                   = "dbg"
+  machine_type           = "n2-standard-2"
+  static_node_count      = %d
+  max_dynamic_node_count = 1
+  drain_timeout          = "20s"
+  slurm = {
+    default        = true
+    suspend_time   = 900
+    resume_timeout = 180
+  }
+  timeouts = { create = "5m", update = "4m" }
+}`, static), 1))
+	}
+	job := ""
+	jobState := func() (string, error) { return slurm(20*time.Second, "squeue -h -j "+job+" -o '%T %N'") }
+	// A job on both static nodes and the dynamic one, which Slurm powers up for it.
+	startJob := func(*terraform.State) error {
+		var err error
+		if job, err = slurm(30*time.Second, "sbatch --parsable -p dbg -N 3 -J hold --wrap 'sleep 900'"); err != nil {
+			return err
+		}
+		return waitFor("the job to run on hce-dbg-[0-1],hce-dbg-d0", 4*time.Minute, func() (bool, error) {
+			s, err := jobState()
+			return s == "RUNNING hce-dbg-[0-1],hce-dbg-d0", err
+		})
+	}
+	var dynID uint64
+	afterTimeout := func() {
+		// The job still runs on all three nodes; only hce-dbg-1 is draining.
+		if s, err := jobState(); s != "RUNNING hce-dbg-[0-1],hce-dbg-d0" {
+			t.Fatalf("after the failed scale-down the job is %q (%v), want still running on its three nodes\n%s", s, err, diagnose())
+		}
+		// (mix: the job takes one CPU of each node.)
+		if s, err := slurm(20*time.Second, "sinfo -h -N -p dbg -o '%N %t' | sort"); err != nil || s != "hce-dbg-0 mix\nhce-dbg-1 drng\nhce-dbg-d0 mix" {
+			t.Fatalf("sinfo during the drain: %q (%v)", s, err)
+		}
+		dynID = instanceIDs(env, "hce-dbg-d0")["hce-dbg-d0"]
+		if _, err := slurm(20*time.Second, "scancel "+job); err != nil {
+			t.Fatal(err)
+		}
+	}
+	agree := func(*terraform.State) error {
+		if vms := vmNames(env.Env, "hce-dbg"); !slices.Equal(vms, []string{"hce-dbg-0", "hce-dbg-d0"}) {
+			return fmt.Errorf("VMs after the scale-down: %v, want hce-dbg-0 and the untouched dynamic node hce-dbg-d0", vms)
+		}
+		if id := instanceIDs(env, "hce-dbg-d0")["hce-dbg-d0"]; id != dynID {
+			return fmt.Errorf("the dynamic node's VM was replaced (id %d, was %d)", id, dynID)
+		}
+		// Slurm lists exactly the nodes of the counts; each one that is not powered down has a
+		// VM, and every VM is one of them.
+		var s string
+		if err := waitFor("hce-dbg-0 and hce-dbg-d0 idle", time.Minute, func() (bool, error) {
+			var err error
+			s, err = slurm(20*time.Second, "sinfo -h -N -p dbg -o '%N %t' | sort")
+			return s == "hce-dbg-0 idle\nhce-dbg-d0 idle", err
+		}); err != nil {
+			return fmt.Errorf("sinfo after the scale-down: %q: %v", s, err)
+		}
+		if p, ok := partitionOnController(env, "hce", "dbg"); !ok || p.StaticNodes != 1 || p.MaxDynamicNodes != 1 || p.Drain != nil {
+			return fmt.Errorf("partition key after the scale-down: %+v (present %v)", p, ok)
+		}
+		if out, err := slurm(time.Minute, "srun -p dbg -w hce-dbg-d0 -t 1 --immediate=20 hostname"); err != nil || out != "hce-dbg-d0" {
+			return fmt.Errorf("a job on the dynamic node after the scale-down: %q, %v", out, err)
+		}
+		return nil
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: factories,
+		Steps: []resource.TestStep{
+			{Config: config(2), Check: startJob},
+			{
+				Config:      config(1),
+				ExpectError: acctest.ErrorMatching(`the scale-down waited drain_timeout \(20s\) for hce-dbg-1 to finish: job [0-9]+ \(hold\) on hce-dbg-1 and gave up`),
+			},
+			{PreConfig: afterTimeout, Config: config(1), Check: agree},
+		},
+	})
+}
+
+// partitionOnController reads a partition's key from the controller VM in the emulator.
+func partitionOnController(env *acctest.Env, cluster, name string) (cc.Partition, bool) {
+	inst, ok := instancesSvc(env).Instance(instances.InstanceKey(acctest.Project, acctest.Zone, cc.ControllerName(cluster)))
+	if !ok {
+		return cc.Partition{}, false
+	}
+	for _, it := range inst.GetMetadata().GetItems() {
+		if it.GetKey() == cc.PartitionKey(name) {
+			p, err := cc.DecodePartition(cluster, []byte(it.GetValue()))
+			return p, err == nil
+		}
+	}
+	return cc.Partition{}, false
+}
