@@ -117,6 +117,8 @@ type healthState struct {
 	Done       []HealthRepair         `json:"done"`
 	Events     []HealthEvent          `json:"events"`
 	LastStart  time.Time              `json:"last_start,omitzero"`
+	// Spares: each partition's nodes held in its spare reservation.
+	Spares map[string][]string `json:"spares,omitempty"`
 }
 
 const maxHealthRecords = 200
@@ -159,6 +161,9 @@ const healthWatch = 3 * time.Second
 // back. It reports whether a repair runs or waits.
 func (c *controller) healthPass(ctx context.Context, cluster cc.Cluster, parts []cc.Partition, nodes slurmNodes) (bool, error) {
 	if len(c.policies) == 0 || nodes.err != nil {
+		if nodes.err == nil {
+			c.releaseSpares(ctx, cluster, parts, nodes)
+		}
 		c.reportPolicies(ctx)
 		return false, nodes.err
 	}
@@ -309,6 +314,7 @@ func (c *controller) healthPass(ctx context.Context, cluster cc.Cluster, parts [
 		st.Events = append(st.Events, HealthEvent{Time: now, Node: n, Kind: "repair-started", Check: check, Action: action})
 		c.log.Info("health repair started", "node", n, "action", action, "reason", reason)
 	}
+	c.keepSpares(ctx, l, nodePart, nodes, st, now)
 	if err := c.saveHealth(st); err != nil {
 		return true, err
 	}

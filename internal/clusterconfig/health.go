@@ -101,6 +101,11 @@ type HealthPolicy struct {
 	// RequeueJobs requeues the jobs of a failed node, so they resume from their checkpoint elsewhere.
 	RequeueJobs bool         `json:"requeue_jobs"`
 	Limits      HealthLimits `json:"limits"`
+	// SpareNodes of each partition the policy covers are kept idle in a Slurm reservation
+	// (SpareReservation) that jobs do not run in; while a node of the partition is out of service
+	// (drained by a check, under repair) one spare leaves the reservation, so a job's node count
+	// holds; the repaired node becomes a spare.
+	SpareNodes int `json:"spare_node_count,omitempty"`
 	// Generation changes with every change of the policy; the agent reports it applied.
 	Generation string `json:"generation,omitempty"`
 }
@@ -154,7 +159,11 @@ const (
 	DefaultStragglerFactor         = 1.3
 	DefaultEscalationWindowHours   = 24
 	defaultMaxHealthCheckPathCount = 16
+	maxSpareNodes                  = 1000
 )
+
+// SpareReservation is the Slurm reservation that holds a partition's spare nodes.
+func SpareReservation(partition string) string { return "hc-spares-" + partition }
 
 var healthPolicyNameRE = regexp.MustCompile(`^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$`)
 
@@ -274,6 +283,9 @@ func ValidateHealthPolicy(p HealthPolicy) error {
 	if p.IntervalSeconds < 0 || p.IntervalSeconds > maxSlurmUint16 {
 		return fmt.Errorf("interval_seconds %d is out of range; use 1 to %d", p.IntervalSeconds, maxSlurmUint16)
 	}
+	if p.SpareNodes < 0 || p.SpareNodes > maxSpareNodes {
+		return fmt.Errorf("spare_node_count %d is out of range; use 0 to %d", p.SpareNodes, maxSpareNodes)
+	}
 	l := p.Limits
 	if l.MaxConcurrentRepairs < 0 {
 		return fmt.Errorf("limits.max_concurrent_repairs must not be negative")
@@ -318,6 +330,8 @@ type PartitionHealth struct {
 	MachineType string            `json:"machine_type"`
 	GPUs        int               `json:"gpus"`
 	Checks      []HealthCheckSpec `json:"checks"`
+	// SpareNodes is the policy's spare_node_count for this partition.
+	SpareNodes int `json:"spare_nodes,omitempty"`
 }
 
 // SharedHealthPlan is the plan's file name inside the shared Slurm directory.
@@ -345,7 +359,7 @@ func ResolveHealth(policies []HealthPolicy, parts []Partition) HealthPlan {
 				continue
 			}
 			m, _ := catalog.Machine(p.MachineType)
-			ph := PartitionHealth{Policy: pol.Name, MachineType: p.MachineType, GPUs: m.GPUCount()}
+			ph := PartitionHealth{Policy: pol.Name, MachineType: p.MachineType, GPUs: m.GPUCount(), SpareNodes: pol.SpareNodes}
 			for _, c := range pol.Checks {
 				if ph.GPUs == 0 && slices.Contains(GPUChecks, c.Name) {
 					continue

@@ -27,6 +27,8 @@ func TestAccHealthPolicy_invalidInput(t *testing.T) {
 		{"percent above 100", cfg(`  limits = { max_unavailable_percent = 150 }
   checks = [{ name = "ecc" }]`), `limits\.max_unavailable_percent 150 must be 0 to 100`},
 		{"no checks", cfg(`  checks = []`), `checks`},
+		{"negative spares", cfg(`  spare_node_count = -1
+  checks = [{ name = "ecc" }]`), `spare_node_count -1 is out of range; use 0 to 1000`},
 		{"straggler factor not above 1", cfg(`  checks = [{ name = "straggler", straggler_factor = 0.9 }]`), `checks\[0\]\.straggler_factor 0\.9 must be above 1`},
 		{"bad policy name", env.Config(`
 resource "hypercompute_health_policy" "test" {

@@ -26,6 +26,7 @@ type model struct {
 	RequeueJobs           types.Bool     `tfsdk:"requeue_jobs"`
 	Escalation            types.List     `tfsdk:"escalation"`
 	EscalationWindowHours types.Float64  `tfsdk:"escalation_window_hours"`
+	SpareNodeCount        types.Int64    `tfsdk:"spare_node_count"`
 	Limits                *limitsModel   `tfsdk:"limits"`
 	Checks                []checkModel   `tfsdk:"checks"`
 	Generation            types.String   `tfsdk:"generation"`
@@ -113,6 +114,7 @@ func (m *model) expand(ctx context.Context) (cc.HealthPolicy, diag.Diagnostics) 
 		Escalation:            strings_(ctx, m.Escalation, &diags),
 		EscalationWindowHours: m.EscalationWindowHours.ValueFloat64(),
 		RequeueJobs:           m.RequeueJobs.IsNull() || m.RequeueJobs.ValueBool(),
+		SpareNodes:            int(m.SpareNodeCount.ValueInt64()),
 	}
 	if l := m.Limits; l != nil {
 		p.Limits = cc.HealthLimits{
@@ -161,6 +163,7 @@ func (m *model) flatten(ref cc.ClusterID, p cc.HealthPolicy) {
 	m.RequeueJobs = types.BoolValue(p.RequeueJobs)
 	m.Escalation = strList(p.Escalation)
 	m.EscalationWindowHours = optFloat(p.EscalationWindowHours)
+	m.SpareNodeCount = optInt(p.SpareNodes)
 	if (p.Limits != cc.HealthLimits{}) {
 		m.Limits = &limitsModel{
 			MaxConcurrentRepairs:  optInt(p.Limits.MaxConcurrentRepairs),

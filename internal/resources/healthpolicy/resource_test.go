@@ -27,6 +27,7 @@ const gpuChecks = `
   partitions = ["a3"]
   escalation = ["reboot", "replace"]
   limits     = { max_concurrent_repairs = 2, max_unavailable_percent = 25 }
+  spare_node_count = 2
   checks = [
     { name = "ecc", schedules = ["prolog", "periodic"], action = "replace", max_uncorrected_ecc = 1 },
     { name = "dcgm", schedules = ["boot"], dcgm_level = 3, action = "reboot" },
@@ -64,7 +65,7 @@ func TestAccHealthPolicy_lifecycle(t *testing.T) {
 							return fmt.Errorf("no policy key on the controller")
 						}
 						if p.Generation != firstGen || !slices.Equal(p.Partitions, []string{"a3"}) || len(p.Checks) != 3 ||
-							p.Checks[1].DCGMLevel != 3 || p.Checks[0].Action != cc.ActionReplace || !p.RequeueJobs || p.Limits.MaxConcurrentRepairs != 2 {
+							p.Checks[1].DCGMLevel != 3 || p.Checks[0].Action != cc.ActionReplace || !p.RequeueJobs || p.Limits.MaxConcurrentRepairs != 2 || p.SpareNodes != 2 {
 							return fmt.Errorf("the controller holds %+v", p)
 						}
 						return nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -206,6 +207,17 @@ func TestAccHealthPolicy_gpuFaultUnderARecipeJob(t *testing.T) {
 		}
 		if at, _ := strconv.Atoi(out[i+len(" at step "):]); at < before.LastCheckpointStep || at == 0 {
 			return fmt.Errorf("the requeued run resumed at step %d, behind the checkpoint at step %d taken before the fault", at, before.LastCheckpointStep)
+		}
+		// Every rank recorded its own compute time per step, which the straggler check compares.
+		for rank, want := range nodes {
+			raw, err := run("hhg-controller", "cat", fmt.Sprintf("/home/.hypercompute/jobs/train/%s/%d.json", recipes.RankTimingsDir, rank))
+			if err != nil {
+				return err
+			}
+			var rt recipes.RankTiming
+			if err := json.Unmarshal([]byte(raw), &rt); err != nil || rt.Rank != rank || rt.ComputeSeconds <= 0 || !slices.Contains(nodes, rt.Node) {
+				return fmt.Errorf("rank %d's timing %q (%v): want its node among %v (rank 0 on %s) and a compute time", rank, raw, err, nodes, want)
+			}
 		}
 		h, _, err := cc.DecodeHealthReport(map[string]string{cc.GuestAttrHealth: attr(cc.GuestAttrHealth)})
 		if err != nil {

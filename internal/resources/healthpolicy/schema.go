@@ -73,6 +73,7 @@ func (r *policyResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 				MarkdownDescription: "The escalation ladder: a node that fails again within `escalation_window_hours` of its last repair takes the next action of this list (the last one repeats), e.g. `[\"reboot\", \"replace\"]`. Actions: " + quoted(cc.HealthActions) + ".",
 				Validators:          []validator.List{listvalidator.ValueStringsAre(stringvalidator.OneOf(cc.HealthActions...))},
 			},
+			"spare_node_count":        optInt("Spare static nodes kept idle in each partition the policy covers, held in a Slurm reservation (`hc-spares-PARTITION`) that jobs do not run in. While a node of the partition is out of service (drained by a check, under repair) one spare leaves the reservation, so a job's node count holds; once repaired, an idle node (the repaired one) becomes a spare. At most all nodes but one are held. Default 0."),
 			"escalation_window_hours": optFloat("How long after a repair a new failure of the same node escalates. Default 24."),
 			"limits": schema.SingleNestedAttribute{
 				Optional:            true,
