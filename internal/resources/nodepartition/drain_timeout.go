@@ -3,7 +3,6 @@ package nodepartition
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -103,24 +102,4 @@ func (r drainResult) describeJobs() string {
 
 func (r drainResult) describe() string {
 	return fmt.Sprintf("%s to finish: %s", cc.CompressHostlist(r.pending), r.describeJobs())
-}
-
-// drainLeft counts the VMs of a pending drain that are outside the partition's counts: static and
-// dynamic nodes a scale-down has not deleted yet.
-func drainLeft(part *cc.Partition, inv inventory) (static, dynamic int) {
-	if part.Drain == nil {
-		return 0, 0
-	}
-	names, _ := cc.ExpandHostlist(part.Drain.Nodes)
-	for _, v := range inv {
-		if v.within(part.StaticNodes, part.MaxDynamicNodes) || !slices.Contains(names, v.name) {
-			continue
-		}
-		if v.dynamic {
-			dynamic++
-		} else {
-			static++
-		}
-	}
-	return static, dynamic
 }

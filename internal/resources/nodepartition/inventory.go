@@ -84,6 +84,22 @@ func (inv inventory) running() int {
 	return n
 }
 
+// outside counts the static and the dynamic VMs outside the counts: nodes a scale-down has not
+// deleted yet (its drain ran past drain_timeout), or VMs named by an earlier naming of the nodes.
+// A refresh adds them to the counts it reads back, so the plan shows the scale-down still to do.
+func (inv inventory) outside(static, dynamic int) (staticVMs, dynamicVMs int) {
+	for _, v := range inv {
+		switch {
+		case v.within(static, dynamic):
+		case v.dynamic:
+			dynamicVMs++
+		default:
+			staticVMs++
+		}
+	}
+	return staticVMs, dynamicVMs
+}
+
 // countBelow is how many static VMs have an index below n (the static nodes present).
 func (inv inventory) countBelow(n int) int {
 	c := 0

@@ -111,9 +111,9 @@ func flatten(ctx context.Context, p *providerdata.Data, ref cc.ClusterID, o *obs
 		m.MaxDynamicNodeCount = types.Int64Value(0)
 	}
 	if o.part != nil {
-		// A drain that did not finish (drain_timeout) leaves removed nodes with their VMs; they
-		// count until deleted, so the plan shows the new count still to reach.
-		static, dynamic := drainLeft(o.part, o.inv)
+		// VMs outside the counts (a drain that ran past drain_timeout) count until deleted, so
+		// the plan shows the new count still to reach: Slurm and the cloud agree after the apply.
+		static, dynamic := o.inv.outside(o.part.StaticNodes, o.part.MaxDynamicNodes)
 		m.StaticNodeCount = types.Int64Value(m.StaticNodeCount.ValueInt64() + int64(static))
 		m.MaxDynamicNodeCount = types.Int64Value(m.MaxDynamicNodeCount.ValueInt64() + int64(dynamic))
 	}

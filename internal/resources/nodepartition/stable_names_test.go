@@ -7,12 +7,14 @@ import (
 	"strings"
 	"testing"
 
+	"cloud.google.com/go/compute/apiv1/computepb"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/acctest"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/agent/power"
@@ -138,6 +140,44 @@ func TestAccNodePartition_stableNamesAndDrainTimeout(t *testing.T) {
 						}
 						return nil
 					}),
+			},
+		},
+	})
+}
+
+// A VM outside the counts (a node of the earlier naming, where dynamic nodes followed the static
+// ones: <prefix>-<static+i>) shows in the plan as a static node too many, and the apply drains and
+// deletes it, so no VM is left outside any count.
+func TestAccNodePartition_vmOutsideCountsIsRemoved(t *testing.T) {
+	env := acctest.New(t)
+	tc := newCluster(t, env.Env, "hcv", clusterOpts{})
+	cfg := env.Config(partitionConfig(tc.id, "cpu", "n2-standard-4", 1, 1, ""))
+	cl := env.Clients()
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: factories,
+		CheckDestroy:             checkNoPartitionLeft(env, tc, "cpu", "hcv-cpu"),
+		Steps: []resource.TestStep{
+			{
+				Config: cfg,
+				Check: func(*terraform.State) error {
+					mustOp(t, cl, func() (op, error) {
+						return cl.Instances.Insert(context.Background(), &computepb.InsertInstanceRequest{Project: acctest.Project, Zone: acctest.Zone, InstanceResource: &computepb.Instance{
+							Name: proto.String("hcv-cpu-1"), MachineType: proto.String("n2-standard-4"),
+							Labels: map[string]string{"hypercompute-cluster": "hcv", "hypercompute-partition": "hcv-cpu"},
+							Disks: []*computepb.AttachedDisk{{Boot: proto.Bool(true), InitializeParams: &computepb.AttachedDiskInitializeParams{
+								SourceImage: proto.String("projects/debian-cloud/global/images/family/debian-12")}}},
+							NetworkInterfaces: []*computepb.NetworkInterface{{Subnetwork: proto.String("regions/" + acctest.Region + "/subnetworks/" + tc.network + "-subnet")}},
+						}})
+					})
+					return nil
+				},
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)}},
+				Check: checkVMs(env, "hcv-cpu", "hcv-cpu-0"),
 			},
 		},
 	})
