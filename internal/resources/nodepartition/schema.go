@@ -35,8 +35,10 @@ func (r *partitionResource) Schema(ctx context.Context, _ resource.SchemaRequest
 			"demand and deletes when idle (the cluster agent's ResumeProgram and SuspendProgram). GPU NICs are wired from " +
 			"the cluster network's GPU network set, per machine family. The partition writes its own configuration key " +
 			"on the controller and an apply ends when the controller has validated and applied it.\n\n" +
-			"Scaling `static_node_count` up creates only the missing VMs; scaling it down drains the highest-numbered " +
-			"nodes and deletes each once it runs no job (`force_scale_down = true` deletes at once). Slurm options and " +
+			"Static nodes are `<prefix>-<index>` and dynamic nodes `<prefix>-d<index>`, ranges of their own, so changing " +
+			"one count never renames or touches the other's nodes. Scaling `static_node_count` up creates only the missing " +
+			"VMs; scaling either count down drains the highest-numbered nodes and deletes each once it runs no job, waiting " +
+			"at most `drain_timeout` (`force_scale_down = true` deletes at once). Slurm options and " +
 			"labels change in place; the machine type, zone, provisioning, placement, disks and image replace the " +
 			"partition's VMs (the plan shows it).",
 		Attributes: map[string]schema.Attribute{
