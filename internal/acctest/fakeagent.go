@@ -255,6 +255,12 @@ func (f *FakeAgent) play(key string, inst *computepb.Instance) {
 		nodes, _ := cc.ExpandHostlist(p.Drain.Nodes)
 		f.mu.Lock()
 		f.drains[p.Name] = *p.Drain
+		if p.Drain.Requeue {
+			// The agent requeues the jobs of a drain that asks for it: its nodes empty.
+			for _, n := range nodes {
+				f.busy[n] = false
+			}
+		}
 		rep := cc.DrainJobs{ID: p.Drain.ID}
 		for _, n := range nodes {
 			if j, ok := f.jobs[n]; ok && f.busy[n] {

@@ -69,6 +69,8 @@ type controller struct {
 	reportedNodes    map[string]string
 	// acct: the accounting setup done (accounting.go).
 	acct accountingState
+	// rollRequeued are jobs requeued off nodes being replaced, still to release (drain_requeue.go).
+	rollRequeued map[int]bool
 }
 
 func newController(h *host) *controller {

@@ -49,7 +49,7 @@ func (c *controller) drains(ctx context.Context, l cc.Layout, parts []cc.Partiti
 		}
 		if len(toDrain) > 0 {
 			list := cc.CompressHostlist(toDrain)
-			if err := slurmCLI(l).UpdateNodes(ctx, list, slurm.NodeUpdate{State: "DRAIN", Reason: cc.DrainReason}); err != nil {
+			if err := slurmCLI(l).UpdateNodes(ctx, list, slurm.NodeUpdate{State: "DRAIN", Reason: cc.DrainReasonOf(*p.Drain)}); err != nil {
 				return false, fmt.Errorf("partition %s: draining %s for a scale-down: %w", p.Name, list, err)
 			}
 			c.log.Info("draining nodes for a scale-down", "partition", p.Name, "nodes", list, "drain", p.Drain.ID)
@@ -64,9 +64,15 @@ func (c *controller) drains(ctx context.Context, l cc.Layout, parts []cc.Partiti
 		}
 		if len(drained) < len(nodes) {
 			pending = true
+			if p.Drain.Requeue {
+				c.requeueOn(ctx, l, p.Name, nodes, drained)
+			}
 		}
 		c.rep.set(ctx, cc.DrainedAttr(p.Name), cc.FormatDrained(p.Drain.ID, drained))
 		c.reportDrainJobs(ctx, l, p, nodes, drained)
+	}
+	if c.releaseRollRequeued(ctx, l) {
+		pending = true
 	}
 	return pending, c.resumeAbandonedDrains(ctx, l, parts, all)
 }
@@ -91,7 +97,7 @@ func (c *controller) resumeAbandonedDrains(ctx context.Context, l cc.Layout, par
 	}
 	var resume []string
 	for node, reason := range all.reason {
-		if reason == cc.DrainReason && !wanted[node] {
+		if cc.OwnDrainReason(reason) && !wanted[node] {
 			resume = append(resume, node)
 		}
 	}

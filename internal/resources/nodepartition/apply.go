@@ -193,6 +193,10 @@ func (a *applier) reconcile(ctx context.Context) ([]string, error) {
 			}
 		}
 	}
+	// Static nodes created from an earlier node configuration are replaced, batch by batch.
+	if err := a.roll(ctx, p, wait); err != nil {
+		return warnings, err
+	}
 	if err := a.relabel(ctx, p.inv); err != nil {
 		return warnings, err
 	}

@@ -48,6 +48,8 @@ type desired struct {
 	allowPartial bool
 	// waitForNodes: the apply waits until the static nodes registered in Slurm.
 	waitForNodes bool
+	// roll is how outdated static nodes are replaced (roll.go).
+	roll rollPolicy
 }
 
 type slurmOptions struct {
@@ -119,6 +121,7 @@ func toDesired(ctx context.Context, m *model) (*desired, diag.Diagnostics) {
 		waitForNodes: m.WaitForNodes.IsNull() || m.WaitForNodes.IsUnknown() || m.WaitForNodes.ValueBool(),
 	}
 	d.drainTimeout, d.drainAction = drainPolicy(m, &diags)
+	d.roll = rollPolicyOf(ctx, m.RollingUpdate, &diags)
 	if d.zone == "" {
 		d.zone = ref.Zone
 	}

@@ -29,6 +29,9 @@ type model struct {
 	DrainTimeoutAction  types.String `tfsdk:"drain_timeout_action"`
 	AllowPartial        types.Bool   `tfsdk:"allow_partial"`
 	WaitForNodes        types.Bool   `tfsdk:"wait_for_nodes"`
+	// ClusterNodeConfigHash and RollingUpdate: roll.go.
+	ClusterNodeConfigHash types.String `tfsdk:"cluster_node_config_hash"`
+	RollingUpdate         types.Object `tfsdk:"rolling_update"`
 
 	NodeNamePrefix   types.String `tfsdk:"node_name_prefix"`
 	StaticNodeNames  types.String `tfsdk:"static_node_names"`

@@ -27,6 +27,8 @@ type observed struct {
 	zone    string
 	inv     inventory
 	tmpl    *computepb.InstanceTemplate // nil: the template named in the key does not exist
+	// outdated: the template gives nodes another payload than the cluster does now (roll.go).
+	outdated bool
 }
 
 func (o *observed) gone() bool { return o.part == nil && len(o.inv) == 0 }
@@ -63,6 +65,7 @@ func observe(ctx context.Context, cl *gcp.Clients, ref cc.ClusterID, name, zoneH
 		switch {
 		case err == nil:
 			o.tmpl = t
+			o.outdated = ci != nil && templateOutdated(ci.cfg, *o.part, t)
 		case !tfutil.IsNotFound(err):
 			return nil, fmt.Errorf("reading instance template %s: %w", o.part.InstanceTemplate, err)
 		}
@@ -90,6 +93,9 @@ func flatten(ctx context.Context, p *providerdata.Data, ref cc.ClusterID, o *obs
 	}
 	if m.WaitForNodes.IsNull() || m.WaitForNodes.IsUnknown() {
 		m.WaitForNodes = types.BoolValue(true)
+	}
+	if m.RollingUpdate.IsNull() || m.RollingUpdate.IsUnknown() {
+		m.RollingUpdate = defaultRollingUpdate()
 	}
 	if m.DrainTimeout.IsNull() || m.DrainTimeout.IsUnknown() {
 		m.DrainTimeout = types.StringValue(defaultDrainTimeout)
@@ -126,7 +132,8 @@ func flatten(ctx context.Context, p *providerdata.Data, ref cc.ClusterID, o *obs
 
 	// An empty template marks drift the next plan repairs: the key or the template is gone.
 	m.InstanceTemplate = types.StringValue("")
-	if o.tmpl != nil && o.part != nil {
+	// So does a template the cluster's node configuration has moved past: the apply rolls the nodes.
+	if o.tmpl != nil && o.part != nil && !o.outdated {
 		m.InstanceTemplate = types.StringValue(o.part.InstanceTemplate)
 		diags.Append(flattenTemplate(ctx, p, o.tmpl.GetProperties(), m)...)
 	}

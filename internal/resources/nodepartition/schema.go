@@ -168,6 +168,8 @@ func (r *partitionResource) Schema(ctx context.Context, _ resource.SchemaRequest
 						Validators:          []validator.Map{extraValidator{}}},
 				},
 			},
+			"cluster_node_config_hash": clusterNodeConfigHashAttribute(),
+			"rolling_update":           rollingUpdateAttribute(),
 			"force_scale_down": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 				MarkdownDescription: "When `static_node_count` or `max_dynamic_node_count` goes down, delete the removed nodes at once even if jobs run on them. Default false: they are drained and deleted once idle, waiting at most `drain_timeout`.",

@@ -2,9 +2,11 @@ package trainingcluster_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"cloud.google.com/go/compute/apiv1/computepb"
+	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -102,6 +104,43 @@ func TestAccTrainingCluster_drift(t *testing.T) {
 					plancheck.ExpectKnownValue(addr, tfjsonpath.New("config_drift"), knownvalue.ListSizeExact(0)),
 				}},
 				Check: generation(1),
+			},
+		},
+	})
+}
+
+// node_config_hash follows what nodes boot with: a Slurm setting leaves it (and every partition
+// given it) alone; a new agent build makes it unknown in the plan and new after the apply.
+func TestAccTrainingCluster_nodeConfigHash(t *testing.T) {
+	env := acctest.New(t)
+	acctest.StartFakeAgent(t, env.Env)
+	cfg := func(sha, maxJobs string) string {
+		return env.Config(storageConfig("hc-tch") + clusterConfig("hch", "file:///opt/hypercompute-agent", sha,
+			unprotected+fmt.Sprintf("  slurm = { extra = { MaxJobCount = %q } }\n", maxJobs)))
+	}
+	same := statecheck.CompareValue(compare.ValuesSame())
+	differ := statecheck.CompareValue(compare.ValuesDiffer())
+	path := tfjsonpath.New("node_config_hash")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: factories,
+		CheckDestroy:             checkVMs(env),
+		Steps: []resource.TestStep{
+			{Config: cfg(fakeSHA, "1000"), ConfigStateChecks: []statecheck.StateCheck{same.AddStateValue(addr, path), differ.AddStateValue(addr, path)}},
+			{
+				Config: cfg(fakeSHA, "2000"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectUnknownValue(addr, tfjsonpath.New("config_hash")),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{same.AddStateValue(addr, path)},
+			},
+			{
+				Config: cfg(strings.Repeat("cd", 32), "2000"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectUnknownValue(addr, path),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{differ.AddStateValue(addr, path)},
 			},
 		},
 	})
