@@ -14,6 +14,7 @@ import (
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/acctest"
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/instances"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/nodepartition"
 )
 
 // The field's case on the local runtime (real slurmctld, slurmd in VMs, the agent's power
@@ -28,6 +29,8 @@ func TestAccNodePartition_localRuntimeStableNames(t *testing.T) {
 	acctest.RequireClusterTools(t)
 	env := acctest.NewWithRuntime(t)
 	agentPath, agentSHA := acctest.AgentBinary(t)
+	notices, restore := nodepartition.RecordNoticesForTest()
+	t.Cleanup(restore)
 	slurm := func(timeout time.Duration, cmd string) (string, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
@@ -132,6 +135,13 @@ func TestAccNodePartition_localRuntimeStableNames(t *testing.T) {
 		}
 		if out, err := slurm(time.Minute, "srun -p dbg -w hce-dbg-d0 -t 1 --immediate=20 hostname"); err != nil || out != "hce-dbg-d0" {
 			return fmt.Errorf("a job on the dynamic node after the scale-down: %q, %v", out, err)
+		}
+		// hce-dbg-0 answered throughout: the restarts of slurmctld for the new node sets must not
+		// have it reported as a dead node.
+		for _, n := range notices.All() {
+			if strings.Contains(n, "not registered") {
+				return fmt.Errorf("a live node was reported unregistered: %s", n)
+			}
 		}
 		return nil
 	}

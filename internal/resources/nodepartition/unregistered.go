@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
@@ -26,20 +27,39 @@ func (a *applier) warnUnregistered(ctx context.Context, inv inventory, made []st
 	if len(old) == 0 {
 		return nil
 	}
-	r, err := tfutil.ReadReport(ctx, a.cl, tfutil.ControllerVM(d.cluster))
-	if err != nil {
-		return err
-	}
-	registered := r.Registered(d.name)
-	old = slices.DeleteFunc(old, func(v vm) bool { return slices.Contains(registered, v.name) })
-	if len(old) == 0 {
-		return nil
-	}
 	slices.SortFunc(old, func(x, y vm) int { return x.index - y.index })
-	var lines []string
-	for _, v := range old[:min(len(old), nodesInspected)] {
-		lines = append(lines, a.describeUnregistered(ctx, v))
+	// A node that answers may show as not registered for a few seconds after slurmctld restarted
+	// for a new node set ("idle*"): such nodes get unregisteredGrace to come back. A node whose VM
+	// is not running or whose agent reports a failure is warned about at once.
+	deadline := time.Now().Add(unregisteredGrace)
+	for {
+		r, err := tfutil.ReadReport(ctx, a.cl, tfutil.ControllerVM(d.cluster))
+		if err != nil {
+			return err
+		}
+		registered := r.Registered(d.name)
+		old = slices.DeleteFunc(old, func(v vm) bool { return slices.Contains(registered, v.name) })
+		if len(old) == 0 {
+			return nil
+		}
+		lines, dead := a.describeUnregistered(ctx, old)
+		if dead || !time.Now().Before(deadline) {
+			a.warnNotRegistered(old, lines)
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(min(a.poll, time.Until(deadline))):
+		}
 	}
+}
+
+// unregisteredGrace is how long an apply gives an untouched static node that seems alive to show
+// as registered again before it warns. A variable so tests can shorten it.
+var unregisteredGrace = 30 * time.Second
+
+func (a *applier) warnNotRegistered(old []vm, lines []string) {
 	if more := len(old) - nodesInspected; more > 0 {
 		lines = append(lines, fmt.Sprintf("and %d more", more))
 	}
@@ -47,26 +67,32 @@ func (a *applier) warnUnregistered(ctx context.Context, inv inventory, made []st
 	for i, v := range old {
 		names[i] = v.name
 	}
-	a.notices.add(fmt.Sprintf("Partition %s: static node %s not registered in Slurm", d.name, cc.CompressHostlist(names)),
+	a.notices.add(fmt.Sprintf("Partition %s: static node %s not registered in Slurm", a.d.name, cc.CompressHostlist(names)),
 		fmt.Sprintf("This apply did not create or replace %s, so it did not wait for it; Slurm does not list it as registered:\n%s\nCheck its serial console; a health policy or a replacement (taint, or lower and raise static_node_count) repairs it.",
 			cc.CompressHostlist(names), strings.Join(lines, "\n")))
-	return nil
 }
 
-// describeUnregistered says what is known of a node that is not registered: its VM's status and
-// its agent's last report.
-func (a *applier) describeUnregistered(ctx context.Context, v vm) string {
-	s := fmt.Sprintf("- %s: VM %s", v.name, strings.ToLower(firstNonEmpty(v.status, "status unknown")))
-	r, err := tfutil.ReadReport(ctx, a.cl, tfutil.VM{Project: a.d.project, Zone: a.d.zone, Name: v.name})
-	switch {
-	case err != nil:
-		return s + "; its report could not be read: " + err.Error()
-	case !r.Any():
-		return s + "; its agent reported nothing"
+// describeUnregistered says what is known of the first nodes that are not registered: each VM's
+// status and its agent's last report. dead is true when one of them certainly failed: its VM is
+// not running or its agent reports an error.
+func (a *applier) describeUnregistered(ctx context.Context, nodes []vm) (lines []string, dead bool) {
+	for _, v := range nodes[:min(len(nodes), nodesInspected)] {
+		s := fmt.Sprintf("- %s: VM %s", v.name, strings.ToLower(firstNonEmpty(v.status, "status unknown")))
+		dead = dead || v.status != "RUNNING"
+		r, err := tfutil.ReadReport(ctx, a.cl, tfutil.VM{Project: a.d.project, Zone: a.d.zone, Name: v.name})
+		switch {
+		case err != nil:
+			s += "; its report could not be read: " + err.Error()
+		case !r.Any():
+			s += "; its agent reported nothing"
+		default:
+			s += ", last phase " + firstNonEmpty(r.Phase, "none reported")
+			if r.Error != "" {
+				s += ", last error: " + r.Error
+			}
+			dead = dead || r.Failed()
+		}
+		lines = append(lines, s)
 	}
-	s += ", last phase " + firstNonEmpty(r.Phase, "none reported")
-	if r.Error != "" {
-		s += ", last error: " + r.Error
-	}
-	return s
+	return lines, dead
 }
