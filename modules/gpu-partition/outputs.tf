@@ -29,7 +29,7 @@ output "machine_profile" {
 }
 
 output "node_name_prefix" {
-  description = "Nodes are <node_name_prefix>-<index>; also the hypercompute-partition label on every VM."
+  description = "Static nodes are <node_name_prefix>-<index>, dynamic ones <node_name_prefix>-d<index>; also the hypercompute-partition label on every VM."
   value       = hypercompute_node_partition.this.node_name_prefix
 }
 
