@@ -27,6 +27,9 @@ resource "hypercompute_node_partition" "this" {
   allow_partial          = var.allow_partial
   force_scale_down       = var.force_scale_down
 
+  cluster_node_config_hash = var.cluster_node_config_hash
+  rolling_update           = var.rolling_update
+
   provisioning = {
     model              = var.provisioning_model
     reservation        = var.reservation

@@ -210,3 +210,30 @@ variable "labels" {
   type        = map(string)
   default     = {}
 }
+
+variable "cluster_node_config_hash" {
+  description = "The cluster's node_config_hash. Pass it so that a cluster change that affects nodes (agent build, mounts, controller) shows in this partition's plan and replaces its static nodes one batch at a time (rolling_update)."
+  type        = string
+  default     = null
+}
+
+variable "rolling_update" {
+  description = "How static nodes are replaced when the cluster's node configuration changes: max_unavailable nodes (\"2\" or \"25%\") at a time, never fewer than min_available in service; jobs on a node being replaced get job_timeout to end, then on_job_timeout (\"requeue\" or \"fail\") applies."
+  type = object({
+    max_unavailable = optional(string, "1")
+    min_available   = optional(number, 0)
+    job_timeout     = optional(string, "1h")
+    on_job_timeout  = optional(string, "requeue")
+  })
+  default = {}
+
+  validation {
+    condition     = can(regex("^[0-9]+%?$", var.rolling_update.max_unavailable))
+    error_message = "The rolling update's max_unavailable must be a number of nodes or a percentage such as \"25%\"."
+  }
+
+  validation {
+    condition     = contains(["requeue", "fail"], var.rolling_update.on_job_timeout)
+    error_message = "The rolling update's on_job_timeout must be requeue or fail."
+  }
+}

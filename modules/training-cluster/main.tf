@@ -96,13 +96,14 @@ module "partition" {
   source   = "../gpu-partition"
   for_each = var.partitions
 
-  cluster      = hypercompute_training_cluster.this.id
-  name         = each.key
-  machine_type = each.value.machine_type
-  zone         = each.value.zone
-  image        = each.value.image
-  boot_disk    = each.value.boot_disk
-  labels       = merge(var.labels, each.value.labels)
+  cluster                  = hypercompute_training_cluster.this.id
+  cluster_node_config_hash = hypercompute_training_cluster.this.node_config_hash
+  name                     = each.key
+  machine_type             = each.value.machine_type
+  zone                     = each.value.zone
+  image                    = each.value.image
+  boot_disk                = each.value.boot_disk
+  labels                   = merge(var.labels, each.value.labels)
 
   static_node_count      = each.value.static_node_count
   max_dynamic_node_count = each.value.max_dynamic_node_count
@@ -120,6 +121,8 @@ module "partition" {
   suspend_time      = each.value.suspend_time
   features          = each.value.features
   slurm_extra       = each.value.extra
+
+  rolling_update = each.value.rolling_update
 }
 
 resource "hypercompute_recipe_job" "this" {

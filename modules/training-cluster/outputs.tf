@@ -24,8 +24,18 @@ output "slurmrestd_endpoint" {
 }
 
 output "config_hash" {
-  description = "Hash of the Slurm configuration the controller reports applied."
+  description = "Hash of the cluster's own Slurm configuration (without partitions): it changes only when the cluster's Slurm settings change."
   value       = hypercompute_training_cluster.this.config_hash
+}
+
+output "node_config_hash" {
+  description = "Hash of what compute nodes take from the cluster at boot; its partitions are given it, so a change rolls their static nodes."
+  value       = hypercompute_training_cluster.this.node_config_hash
+}
+
+output "config_drift" {
+  description = "What the controller runs that nobody declared, as of the last refresh (empty after every apply)."
+  value       = hypercompute_training_cluster.this.config_drift
 }
 
 output "partitions" {

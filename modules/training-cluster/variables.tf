@@ -148,7 +148,7 @@ variable "buckets" {
 }
 
 variable "partitions" {
-  description = "Slurm partitions, keyed by partition name; each takes the gpu-partition module's inputs (machine_type and node counts, provisioning, placement, Slurm options)."
+  description = "Slurm partitions, keyed by partition name; each takes the gpu-partition module's inputs (machine_type and node counts, provisioning, placement, Slurm options, rolling_update: how static nodes are replaced when the cluster's node configuration changes)."
   type = map(object({
     machine_type            = string
     zone                    = optional(string)
@@ -172,6 +172,12 @@ variable "partitions" {
     }))
     image  = optional(string)
     labels = optional(map(string), {})
+    rolling_update = optional(object({
+      max_unavailable = optional(string, "1")
+      min_available   = optional(number, 0)
+      job_timeout     = optional(string, "1h")
+      on_job_timeout  = optional(string, "requeue")
+    }), {})
   }))
   default = {}
 

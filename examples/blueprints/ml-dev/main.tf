@@ -97,6 +97,14 @@ resource "hypercompute_node_partition" "debug" {
   name         = "debug"
   machine_type = "n2-standard-4"
 
+  # A cluster change that affects nodes (a new agent build) replaces the static nodes one at a
+  # time; a job on a node being replaced gets 10 minutes, then is requeued.
+  cluster_node_config_hash = hypercompute_training_cluster.ml.node_config_hash
+  rolling_update = {
+    max_unavailable = "1"
+    job_timeout     = "10m"
+  }
+
   static_node_count      = var.debug_nodes
   max_dynamic_node_count = 4
 
@@ -109,10 +117,11 @@ resource "hypercompute_node_partition" "debug" {
 
 # L4 GPUs on Spot VMs for evaluation jobs: none exist until a job asks for them.
 resource "hypercompute_node_partition" "l4" {
-  cluster                = hypercompute_training_cluster.ml.id
-  name                   = "l4"
-  machine_type           = "g2-standard-48"
-  max_dynamic_node_count = 2
+  cluster                  = hypercompute_training_cluster.ml.id
+  cluster_node_config_hash = hypercompute_training_cluster.ml.node_config_hash
+  name                     = "l4"
+  machine_type             = "g2-standard-48"
+  max_dynamic_node_count   = 2
 
   provisioning = {
     model = "spot"

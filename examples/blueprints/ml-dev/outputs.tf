@@ -39,7 +39,7 @@ output "ssh_command" {
 }
 
 output "config_hash" {
-  description = "Hash of the Slurm configuration the controller has applied."
+  description = "Hash of the cluster's own Slurm configuration (not its partitions): it changes only with the cluster's Slurm settings."
   value       = hypercompute_training_cluster.ml.config_hash
 }
 

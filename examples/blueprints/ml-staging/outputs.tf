@@ -24,6 +24,6 @@ output "mounts" {
 }
 
 output "config_hash" {
-  description = "Hash of the Slurm configuration the controller has applied."
+  description = "Hash of the cluster's own Slurm configuration (not its partitions): it changes only with the cluster's Slurm settings."
   value       = module.cluster.config_hash
 }
