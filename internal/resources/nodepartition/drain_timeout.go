@@ -2,6 +2,7 @@ package nodepartition
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -57,16 +58,14 @@ func drainPolicy(m *model, diags *diag.Diagnostics) (time.Duration, string) {
 // nodes and warns, naming the jobs that were running on them.
 func (a *applier) drainAndDelete(ctx context.Context, wait appliedWait, drain cc.Drain, del func([]string) error) error {
 	d := a.d
-	wctx, cancel := context.WithTimeout(ctx, d.drainTimeout)
-	defer cancel()
-	res, err := wait.untilDrained(wctx, d.name, drain, del)
+	res, err := wait.untilDrained(ctx, d.name, drain, d.drainTimeout, del)
 	switch {
 	case err == nil:
 		return nil
 	case ctx.Err() != nil:
 		// The apply's own timeout came first.
 		return fmt.Errorf("%w (the apply's timeout ran out while partition %s waited for %s)", err, d.name, res.describe())
-	case wctx.Err() == nil:
+	case !errors.Is(err, errDrainTimedOut):
 		return err
 	}
 	if d.drainAction == drainActionDelete {
@@ -80,6 +79,9 @@ func (a *applier) drainAndDelete(ctx context.Context, wait appliedWait, drain cc
 	return fmt.Errorf("partition %s: the scale-down waited drain_timeout (%s) for %s and gave up. The nodes stay drained (no new job starts on them) and are deleted by the next apply once idle; raise drain_timeout, or set drain_timeout_action = %q to delete them anyway (ending their jobs)",
 		d.name, d.drainTimeout, res.describe(), drainActionDelete)
 }
+
+// errDrainTimedOut: nodes of a drain still ran jobs when drain_timeout passed.
+var errDrainTimedOut = errors.New("drain_timeout passed")
 
 // drainResult is where a drain stands: the nodes not yet deleted and the jobs the controller last
 // reported on them.

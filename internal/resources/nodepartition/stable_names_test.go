@@ -147,11 +147,12 @@ func TestAccNodePartition_stableNamesAndDrainTimeout(t *testing.T) {
 
 // A VM outside the counts (a node of the earlier naming, where dynamic nodes followed the static
 // ones: <prefix>-<static+i>) shows in the plan as a static node too many, and the apply drains and
-// deletes it, so no VM is left outside any count.
+// deletes it, so no VM is left outside any count. drain_timeout = "0s" waits for no job, but an
+// idle node still goes.
 func TestAccNodePartition_vmOutsideCountsIsRemoved(t *testing.T) {
 	env := acctest.New(t)
 	tc := newCluster(t, env.Env, "hcv", clusterOpts{})
-	cfg := env.Config(partitionConfig(tc.id, "cpu", "n2-standard-4", 1, 1, ""))
+	cfg := env.Config(partitionConfig(tc.id, "cpu", "n2-standard-4", 1, 1, "  drain_timeout = \"0s\"\n"))
 	cl := env.Clients()
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: factories,

@@ -67,14 +67,17 @@ func (w appliedWait) untilApplied(ctx context.Context) error {
 // untilDrained waits for the agent's drain report and hands each node to gone as soon as the
 // report names it (drained, no job left), so idle nodes go at once and busy ones when their jobs
 // end. It logs each change of the jobs it waits for, and returns once every node of the drain was
-// handed over, or with where the drain stands when ctx ends.
-func (w appliedWait) untilDrained(ctx context.Context, partition string, drain cc.Drain, gone func([]string) error) (drainResult, error) {
+// handed over, or with where the drain stands when ctx ends or, errDrainTimedOut, when nodes still
+// run jobs jobWait after the controller first reported the drain (so idle nodes always go, even
+// with a jobWait of 0).
+func (w appliedWait) untilDrained(ctx context.Context, partition string, drain cc.Drain, jobWait time.Duration, gone func([]string) error) (drainResult, error) {
 	want, err := cc.ExpandHostlist(drain.Nodes)
 	if err != nil {
 		return drainResult{}, err
 	}
 	res := drainResult{pending: slices.Clone(want)}
 	logged := ""
+	var deadline time.Time
 	_, err = w.report().Until(ctx, func(r tfutil.Report) (bool, error) {
 		if jr, err := cc.ParseDrainJobs(r.Attrs[cc.DrainJobsAttr(partition)]); err == nil && jr.ID == drain.ID {
 			res.jobs, res.jobsKnown = jr.Jobs, true
@@ -95,6 +98,12 @@ func (w appliedWait) untilDrained(ctx context.Context, partition string, drain c
 			if err := gone(ready); err != nil {
 				return false, err
 			}
+		}
+		if deadline.IsZero() {
+			deadline = time.Now().Add(jobWait)
+		}
+		if len(res.pending) > 0 && !time.Now().Before(deadline) {
+			return false, errDrainTimedOut
 		}
 		if len(res.pending) > 0 && res.jobsKnown {
 			if now := cc.DescribeDrainJobs(res.jobs); now != logged && now != "" {
