@@ -16,7 +16,7 @@ import (
 
 // The straggler check runs on the controller: every rank of a running recipe job records its own
 // compute time per step (recipes.RankTiming); a node whose time is above the check's factor times
-// the median of the job's nodes in its partition is drained with the evidence, and repaired as the
+// the median of the job's other nodes in its partition is drained with the evidence, and repaired as the
 // check's action says. It compares the nodes of one job, which run the same step.
 
 // stragglerFresh: older timings belong to a run that ended or a rank that stopped writing.
@@ -52,7 +52,7 @@ func readRankTimings(runDir string, now time.Time) []recipes.RankTiming {
 
 // findStragglers returns the nodes to drain, with their evidence: per job and partition, a node
 // whose compute time (the slowest of its ranks) is above factor times the median of the job's
-// nodes there. factor is the partition's straggler_factor; partitions without the check have none.
+// other nodes there. factor is the partition's straggler_factor; partitions without the check have none.
 func findStragglers(jobs []jobTimings, nodePart map[string]string, factor map[string]float64) map[string]string {
 	out := map[string]string{}
 	for _, j := range jobs {
@@ -71,15 +71,19 @@ func findStragglers(jobs []jobTimings, nodePart map[string]string, factor map[st
 			if len(nodes) < 2 {
 				continue
 			}
-			times := make([]float64, 0, len(nodes))
-			for _, s := range nodes {
-				times = append(times, s)
-			}
-			med := median(times)
 			for n, s := range nodes {
+				// Against the median of the job's other nodes: with the node itself counted, the
+				// median of two nodes is their mean, which no node can exceed twice.
+				others := make([]float64, 0, len(nodes)-1)
+				for o, t := range nodes {
+					if o != n {
+						others = append(others, t)
+					}
+				}
+				med := median(others)
 				if ratio := s / med; ratio > factor[p] {
 					if _, ok := out[n]; !ok {
-						out[n] = fmt.Sprintf("job %s: %.3f s of compute per step, %.2f× the median %.3f s of its %d nodes in %s (limit %.2f×)", j.Job, s, ratio, med, len(nodes), p, factor[p])
+						out[n] = fmt.Sprintf("job %s: %.3f s of compute per step, %.2f× the median %.3f s of its other %d nodes in %s (limit %.2f×)", j.Job, s, ratio, med, len(others), p, factor[p])
 					}
 				}
 			}

@@ -27,8 +27,13 @@ func TestFindStragglers(t *testing.T) {
 		{Job: "solo", Timings: []recipes.RankTiming{timing("c-3", 5)}},
 	}
 	got := findStragglers(jobs, nodePart, factor)
-	if len(got) != 1 || !strings.Contains(got["c-2"], "job train: 0.710 s of compute per step, 2.29× the median 0.310 s of its 4 nodes in cpu (limit 1.30×)") {
+	if len(got) != 1 || !strings.Contains(got["c-2"], "job train: 0.710 s of compute per step, 2.37× the median 0.300 s of its other 3 nodes in cpu (limit 1.30×)") {
 		t.Fatalf("stragglers %v, want c-2 alone with its evidence", got)
+	}
+	// Two nodes: each against the other, so a node far slower than its partner is found (against
+	// the median of both, a mean, no node reaches 2×).
+	if got := findStragglers([]jobTimings{{Job: "j", Timings: []recipes.RankTiming{timing("c-0", 0.19), timing("c-1", 1.92)}}}, nodePart, map[string]float64{"cpu": 2}); len(got) != 1 || got["c-1"] == "" {
+		t.Errorf("two nodes, one 10× slower: stragglers %v, want c-1", got)
 	}
 	// Within the factor: no straggler.
 	if got := findStragglers([]jobTimings{{Job: "j", Timings: []recipes.RankTiming{timing("c-0", 0.30), timing("c-1", 0.36)}}}, nodePart, factor); len(got) != 0 {

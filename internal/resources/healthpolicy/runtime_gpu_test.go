@@ -90,6 +90,14 @@ resource "hypercompute_recipe_job" "train" {
 `, agentPath, agentSHA)
 }
 
+// requireTorchForHealth skips where Debian's PyTorch is missing (the CPU recipe trains with it).
+func requireTorchForHealth(t *testing.T) {
+	t.Helper()
+	if err := exec.Command("/usr/bin/python3", "-c", "import torch.distributed").Run(); err != nil {
+		t.Skip("skipping: /usr/bin/python3 cannot import torch (install python3-torch: scripts/install-deps.sh)")
+	}
+}
+
 // The issue's proof, through Terraform on the local runtime: uncorrected ECC errors injected
 // into a node's GPU stand-in while the CPU recipe trains on it → real Slurm drains the node with
 // the ecc check's reason → the controller requeues the job and reimages the node through the
@@ -98,9 +106,7 @@ resource "hypercompute_recipe_job" "train" {
 func TestAccHealthPolicy_gpuFaultUnderARecipeJob(t *testing.T) {
 	acctest.PreCheck(t)
 	acctest.RequireClusterTools(t)
-	if err := exec.Command("/usr/bin/python3", "-c", "import torch.distributed").Run(); err != nil {
-		t.Skip("skipping: /usr/bin/python3 cannot import torch (install python3-torch: scripts/install-deps.sh)")
-	}
+	requireTorchForHealth(t)
 	env := acctest.NewWithRuntime(t)
 	agentPath, agentSHA := acctest.AgentBinary(t)
 	run := func(vm string, argv ...string) (string, error) {

@@ -115,7 +115,7 @@ func (r *policyResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 					"min_free_gb":            optFloat("`disk`: free space each path must keep, in GB."),
 					"timeout_seconds":        optInt("`mounts`: how long a mount point may take to answer. Default 10."),
 					"min_bus_bandwidth_gbps": optFloat("`nccl`: all_reduce bus bandwidth below this fails; default the machine family's pass threshold from the catalog. The node's own run uses its GPUs; `hypercompute-agent nccl-pairs PARTITION` on the controller tests idle nodes pairwise and isolates the bad node of a failing pair."),
-					"straggler_factor":       optFloat("`straggler`: a node whose compute time per step (each rank of a running recipe job records its own) is above this factor times the median of the job's nodes in the partition fails; the controller compares them. Default 1.3."),
+					"straggler_factor":       optFloat("`straggler`: a node whose compute time per step (each rank of a running recipe job records its own) is above this factor times the median of the job's other nodes in the partition fails; the controller compares them. Default 1.3."),
 				}},
 			},
 			"generation": schema.StringAttribute{

@@ -1,0 +1,149 @@
+package healthpolicy_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/acctest"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/instances"
+)
+
+// stragglerConfig: two n2-standard-2 nodes under a straggler check (a node above twice the median
+// compute time per step is drained), and the CPU recipe training on both, each rank recording its
+// step timing every 2 steps.
+func stragglerConfig(agentPath, agentSHA string) string {
+	return fmt.Sprintf(`
+resource "hypercompute_network" "net" {
+  name   = "hhs-net"
+  subnet = { cidr = "10.0.0.0/20" }
+}
+
+resource "hypercompute_filestore" "home" {
+  name                = "hhs-home"
+  tier                = "BASIC_HDD"
+  share               = { capacity_gb = 1024 }
+  network             = { name = hypercompute_network.net.name }
+  deletion_protection = false
+}
+
+resource "hypercompute_training_cluster" "c" {
+  name                = "hhs"
+  network             = hypercompute_network.net.name
+  home                = { filestore = hypercompute_filestore.home.id }
+  agent               = { url = "file://%s", sha256 = %q }
+  deletion_protection = false
+  timeouts            = { create = "5m", update = "3m" }
+}
+
+resource "hypercompute_node_partition" "cpu" {
+  cluster           = hypercompute_training_cluster.c.id
+  name              = "cpu"
+  machine_type      = "n2-standard-2"
+  static_node_count = 2
+  timeouts          = { create = "5m" }
+}
+
+resource "hypercompute_health_policy" "s" {
+  cluster          = hypercompute_training_cluster.c.id
+  name             = "straggler"
+  partitions       = [hypercompute_node_partition.cpu.name]
+  interval_seconds = 5
+  checks           = [{ name = "straggler", straggler_factor = 2, action = "drain" }]
+  timeouts         = { create = "3m", delete = "2m" }
+}
+
+resource "hypercompute_recipe_job" "train" {
+  cluster   = hypercompute_training_cluster.c.id
+  partition = hypercompute_node_partition.cpu.name
+  name      = "train"
+  nodes     = 2
+  recipe = {
+    model = "tiny-gpt"
+    size  = "2m"
+    mode  = "pretrain"
+  }
+  overrides  = { max_steps = 100000, hyperparameters = { log_every = "2" } }
+  checkpoint = { interval = "30s" }
+  wait_for   = "running"
+  timeouts   = { create = "4m", delete = "2m" }
+  depends_on = [hypercompute_health_policy.s]
+}
+`, agentPath, agentSHA)
+}
+
+// The straggler check on the local runtime with the real trainer: one node of a running recipe
+// job is throttled to a tenth of a CPU (its VM's CPU cgroup quota); its ranks' compute time per
+// step rises far above the other node's, the controller drains it with the straggler reason and
+// the times, and the healthy node stays in service.
+func TestAccHealthPolicy_stragglerOnTheLocalRuntime(t *testing.T) {
+	acctest.PreCheck(t)
+	acctest.RequireClusterTools(t)
+	requireTorchForHealth(t)
+	env := acctest.NewWithRuntime(t)
+	agentPath, agentSHA := acctest.AgentBinary(t)
+	run := func(vm string, argv ...string) (string, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		out, stderr, err := env.Runtime.Exec(ctx, instances.InstanceKey(acctest.Project, acctest.Zone, vm), argv...)
+		if err != nil {
+			return "", fmt.Errorf("%s on %s: %v\n%s%s", strings.Join(argv, " "), vm, err, out, stderr)
+		}
+		return strings.TrimSpace(string(out)), nil
+	}
+	state := func(n string) string {
+		s, _ := run("hhs-controller", "env", "SLURM_CONF=/etc/slurm/slurm.conf", "sinfo", "-h", "-N", "-n", n, "-o", "%T|%E")
+		return s
+	}
+	const slow, fast = "hhs-cpu-1", "hhs-cpu-0"
+	const quota = "/sys/fs/cgroup/cpu/cpu.cfs_quota_us"
+	t.Cleanup(func() { run(slow, "sh", "-c", "echo -1 > "+quota) })
+	check := func(*terraform.State) error {
+		// Both ranks have recorded a timing before the fault.
+		deadline := time.Now().Add(3 * time.Minute)
+		for {
+			out, _ := run("hhs-controller", "sh", "-c", "cat /home/.hypercompute/jobs/train/ranks/*.json")
+			if strings.Count(out, `"compute_seconds"`) == 2 {
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("the ranks recorded no step timing: %q", out)
+			}
+			time.Sleep(time.Second)
+		}
+		if s := state(slow); strings.HasPrefix(s, "drain") {
+			return fmt.Errorf("%s drained before it was slowed: %s", slow, s)
+		}
+		if _, err := run(slow, "sh", "-c", "echo 10000 > "+quota); err != nil {
+			return err
+		}
+		deadline = time.Now().Add(4 * time.Minute)
+		for {
+			s := state(slow)
+			if strings.HasPrefix(s, "drain") {
+				if !strings.Contains(s, "hc:straggler: job train: ") || !strings.Contains(s, "the median") {
+					return fmt.Errorf("%s drained with %q, not the straggler check's evidence", slow, s)
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				log, _ := run("hhs-controller", "sh", "-c", "cat /home/.hypercompute/jobs/train/ranks/*.json; tail -n 10 /var/log/hypercompute/agent.log")
+				return fmt.Errorf("the slowed %s was never drained (%q)\n%s", slow, s, log)
+			}
+			time.Sleep(time.Second)
+		}
+		if s := state(fast); strings.HasPrefix(s, "drain") {
+			return fmt.Errorf("the healthy %s was drained too: %s", fast, s)
+		}
+		return nil
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps:                    []resource.TestStep{{Config: env.Config(stragglerConfig(agentPath, agentSHA)), Check: check}},
+	})
+}
