@@ -181,7 +181,7 @@ func (r rollPolicy) batchSize(static int) (int, error) {
 }
 
 // outdatedStatic lists, in index order, the static nodes whose VM does not run the payload of
-// props (the node config and launcher in its metadata, its service account), with one VM list.
+// props (the node config and launcher in its metadata), with one VM list.
 func outdatedStatic(ctx context.Context, cl *gcp.Clients, d *desired, props *computepb.InstanceProperties) ([]string, error) {
 	want := tfutil.MetadataMap(props.GetMetadata())
 	index := map[string]int{}
@@ -194,8 +194,9 @@ func outdatedStatic(ctx context.Context, cl *gcp.Clients, d *desired, props *com
 			return
 		}
 		md := tfutil.MetadataMap(inst.GetMetadata())
-		if md[cc.NodeConfigKey] != want[cc.NodeConfigKey] || md[cc.StartupScriptKey] != want[cc.StartupScriptKey] ||
-			serviceAccount(inst.GetServiceAccounts()) != serviceAccount(props.GetServiceAccounts()) {
+		// (Not the service account: Compute answers the email "default" stands for, and the
+		// cluster's identity changes only with its replacement, which makes a new partition.)
+		if md[cc.NodeConfigKey] != want[cc.NodeConfigKey] || md[cc.StartupScriptKey] != want[cc.StartupScriptKey] {
 			out = append(out, inst.GetName())
 		}
 	})
@@ -204,13 +205,6 @@ func outdatedStatic(ctx context.Context, cl *gcp.Clients, d *desired, props *com
 	}
 	slices.SortFunc(out, func(a, b string) int { return index[a] - index[b] })
 	return out, nil
-}
-
-func serviceAccount(sas []*computepb.ServiceAccount) string {
-	for _, sa := range sas {
-		return sa.GetEmail()
-	}
-	return ""
 }
 
 // roll replaces the outdated static nodes batch by batch and leaves the partition's key without
