@@ -143,6 +143,10 @@ func TestAccNodePartition_localRuntimeRollingReplacement(t *testing.T) {
 				return fmt.Errorf("%s boots agent %.12s, want the new %.12s", n, got, newSHA)
 			}
 		}
+		// One node at a time: a bulkInsert per batch.
+		if n := env.CallCount("compute.instances.bulkInsert"); n != int64(1+len(static)) {
+			return fmt.Errorf("%d bulkInsert calls in all, want 1 for the create and one per node replaced", n)
+		}
 		mu.Lock()
 		down := len(static) - fewest
 		mu.Unlock()
@@ -169,7 +173,16 @@ func TestAccNodePartition_localRuntimeRollingReplacement(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: factories,
 		Steps: []resource.TestStep{
-			{Config: env.Config(rollConfig(agentPath, agentSHA))},
+			{
+				// A new partition's nodes are current: one bulkInsert, no roll.
+				Config: env.Config(rollConfig(agentPath, agentSHA)),
+				Check: func(*terraform.State) error {
+					if n := env.CallCount("compute.instances.bulkInsert"); n != 1 {
+						return fmt.Errorf("creating the partition made %d bulkInsert calls, want 1", n)
+					}
+					return nil
+				},
+			},
 			{
 				PreConfig: submit,
 				Config:    env.Config(rollConfig(newPath, newSHA)),
