@@ -12,7 +12,7 @@ import (
 // the spare reservation and a two-node job runs on the others; when a node of the job fails its
 // check, the spare leaves the reservation and the requeued job runs on two nodes again (the spare
 // among them) while the failed node is repaired; back in service, the repaired node is the new
-// spare, and the job finishes from its checkpoint.
+// spare, and the job finishes from its checkpoint. Removing the policy frees the spares.
 func TestHealthSpareNodesOnTheLocalRuntime(t *testing.T) {
 	pol := testPolicy()
 	pol.Escalation = nil
@@ -71,4 +71,8 @@ func TestHealthSpareNodesOnTheLocalRuntime(t *testing.T) {
 	if !hasEvent(r, spare, "spare-released") || !hasEvent(r, failed, "spare-added") || !hasRepair(r, failed, cc.ActionReboot, "ok") {
 		t.Errorf("health records lack the spare swap or the repair: %+v", r.Events)
 	}
+	// Without the policy no node stays reserved.
+	h.c.deleteMetadata(h.controller, cc.HealthPolicyKey(pol.Name))
+	h.waitFor("the spare reservation gone", 60*time.Second, func() (string, bool) { s := spares(); return s, s == "" })
+	h.waitFor(failed+" idle", 30*time.Second, func() (string, bool) { s := h.nodeState(failed); return s, s == "idle|none" })
 }
