@@ -315,6 +315,9 @@ func (c *controller) healthPass(ctx context.Context, cluster cc.Cluster, parts [
 		c.log.Info("health repair started", "node", n, "action", action, "reason", reason)
 	}
 	c.keepSpares(ctx, l, nodePart, nodes, st, now)
+	for n, rec := range st.Nodes {
+		rec.Spare = slices.Contains(st.Spares[rec.Partition], n)
+	}
 	if err := c.saveHealth(st); err != nil {
 		return true, err
 	}

@@ -1,6 +1,8 @@
 package agent_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -71,6 +73,11 @@ func TestHealthSpareNodesOnTheLocalRuntime(t *testing.T) {
 	if !hasEvent(r, spare, "spare-released") || !hasEvent(r, failed, "spare-added") || !hasRepair(r, failed, cc.ActionReboot, "ok") {
 		t.Errorf("health records lack the spare swap or the repair: %+v", r.Events)
 	}
+	var rec cc.NodeHealth
+	h.waitFor(failed+"'s record as the spare", 30*time.Second, func() (string, bool) {
+		_ = json.Unmarshal([]byte(h.c.attrs(h.controller)[cc.HealthNodeAttr(failed)]), &rec)
+		return fmt.Sprintf("%+v", rec), rec.Spare
+	})
 	// Without the policy no node stays reserved.
 	h.c.deleteMetadata(h.controller, cc.HealthPolicyKey(pol.Name))
 	h.waitFor("the spare reservation gone", 60*time.Second, func() (string, bool) { s := spares(); return s, s == "" })

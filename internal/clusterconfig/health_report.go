@@ -49,6 +49,8 @@ type NodeHealth struct {
 	LastFailedAt time.Time `json:"last_failed_at,omitzero"`
 	InService    time.Time `json:"in_service_since,omitzero"`
 	Repairs      int       `json:"repairs"`
+	// Spare: the node is held in its partition's spare reservation (spare_node_count).
+	Spare bool `json:"spare,omitempty"`
 }
 
 // ClusterHealth is the GuestAttrHealth report.

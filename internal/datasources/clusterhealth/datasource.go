@@ -50,6 +50,7 @@ type nodeModel struct {
 	LastFailedAt types.String `tfsdk:"last_failed_at"`
 	InService    types.String `tfsdk:"in_service_since"`
 	Repairs      types.Int64  `tfsdk:"repairs"`
+	Spare        types.Bool   `tfsdk:"spare"`
 }
 
 type repairModel struct {
@@ -93,6 +94,7 @@ func (d *dataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp 
 					"last_failed_at":   str("When it was detected (RFC 3339)."),
 					"in_service_since": str("Since when the node serves jobs; empty while it is out of service."),
 					"repairs":          schema.Int64Attribute{Computed: true, MarkdownDescription: "Repairs started on the node."},
+					"spare":            schema.BoolAttribute{Computed: true, MarkdownDescription: "The node is one of its partition's spares (`spare_node_count` of its health policy), held idle in the spare reservation."},
 				}}},
 			"repairs_in_progress": schema.ListNestedAttribute{Computed: true, MarkdownDescription: "Repairs running now.", NestedObject: repair},
 			"repairs_done":        schema.ListNestedAttribute{Computed: true, MarkdownDescription: "The newest finished repairs, oldest first.", NestedObject: repair},
@@ -141,7 +143,7 @@ func (d *dataSource) Read(ctx context.Context, req datasource.ReadRequest, resp 
 		m.Nodes = append(m.Nodes, nodeModel{
 			Name: types.StringValue(n.Node), Partition: types.StringValue(n.Partition), State: types.StringValue(n.State),
 			Reason: types.StringValue(n.Reason), LastFailure: types.StringValue(n.LastFailure), LastFailedAt: types.StringValue(ts(n.LastFailedAt)),
-			InService: types.StringValue(ts(n.InService)), Repairs: types.Int64Value(int64(n.Repairs)),
+			InService: types.StringValue(ts(n.InService)), Repairs: types.Int64Value(int64(n.Repairs)), Spare: types.BoolValue(n.Spare),
 		})
 	}
 	m.InProgress, m.Done = repairs(h.InProgress), repairs(h.Done)

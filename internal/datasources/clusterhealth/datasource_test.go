@@ -81,7 +81,7 @@ func TestAccClusterHealth_read(t *testing.T) {
 			Done:       []cc.HealthRepair{{Node: "hc-a3-0", Action: cc.ActionReboot, Check: cc.CheckDisk, Started: t0, Finished: t0.Add(30 * time.Second), Result: "ok"}},
 			Policies:   map[string]string{"default": "abc123"},
 		}, 4000),
-		cc.HealthNodeAttr("hc-a3-0"): js(t, cc.NodeHealth{Node: "hc-a3-0", Partition: "a3", State: "idle", InService: t0.Add(30 * time.Second), Repairs: 1, LastFailure: "hc:disk: / has 0.10 GB free (minimum 10 GB)", LastFailedAt: t0}),
+		cc.HealthNodeAttr("hc-a3-0"): js(t, cc.NodeHealth{Node: "hc-a3-0", Partition: "a3", State: "reserved", Spare: true, InService: t0.Add(30 * time.Second), Repairs: 1, LastFailure: "hc:disk: / has 0.10 GB free (minimum 10 GB)", LastFailedAt: t0}),
 		cc.HealthNodeAttr("hc-a3-1"): js(t, cc.NodeHealth{Node: "hc-a3-1", Partition: "a3", State: "drained", Reason: "hc:ecc: GPU 2 has 3 uncorrected volatile ECC errors (limit 0)", Repairs: 1}),
 	})
 	resource.Test(t, resource.TestCase{
@@ -93,6 +93,8 @@ func TestAccClusterHealth_read(t *testing.T) {
 				resource.TestCheckResourceAttr(ds, "nodes.0.name", "hc-a3-0"),
 				resource.TestCheckResourceAttr(ds, "nodes.0.in_service_since", "2026-12-01T21:00:30Z"),
 				resource.TestCheckResourceAttr(ds, "nodes.0.last_failed_at", "2026-12-01T21:00:00Z"),
+				resource.TestCheckResourceAttr(ds, "nodes.0.spare", "true"),
+				resource.TestCheckResourceAttr(ds, "nodes.1.spare", "false"),
 				resource.TestCheckResourceAttr(ds, "nodes.1.state", "drained"),
 				resource.TestCheckResourceAttr(ds, "nodes.1.reason", "hc:ecc: GPU 2 has 3 uncorrected volatile ECC errors (limit 0)"),
 				resource.TestCheckResourceAttr(ds, "nodes.1.in_service_since", ""),
