@@ -193,6 +193,10 @@ func (c *controller) reconcile(ctx context.Context, n cc.Node, attrs map[string]
 		c.log.Warn("could not report node registration", "error", err.Error())
 		c.registering = true
 	}
+	// Nodes whose resume failed, as Slurm holds them (resume_failures.go).
+	if err := reportResumeFailures(ctx, c.rep.ga, slurmCLI(l), parts, cluster.Name); err != nil {
+		c.log.Warn("could not report resume failures", "error", err.Error())
+	}
 	if st.Applied != "" {
 		c.rep.set(ctx, cc.GuestAttrConfigHash, st.Applied)
 	}

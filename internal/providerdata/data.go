@@ -21,6 +21,8 @@ type Data struct {
 	Version       string
 	// Emulated is true when every API is served by the local emulator.
 	Emulated bool
+	// Quota sums the quota needs of the resources planned in this operation (quota_plan.go).
+	Quota PlannedQuota
 }
 
 // MergeLabels returns the provider's default labels overlaid with a resource's own labels

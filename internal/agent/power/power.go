@@ -12,9 +12,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"cloud.google.com/go/compute/apiv1/computepb"
 
@@ -42,6 +44,9 @@ const labelPartition = "hypercompute-partition"
 type NodesError struct {
 	Nodes []string
 	Err   error
+	// Reasons is, for Resume, each failed node's own error (the Compute API's "CODE: message"
+	// where it gave one per VM), the reason Slurm is told (MarkResumeFailed).
+	Reasons map[string]string
 }
 
 func (e *NodesError) Error() string {
@@ -108,35 +113,48 @@ func firstOf(a, b string) string {
 // being created.
 func Resume(ctx context.Context, env Env, nodelist string) error {
 	groups, gerr := env.groups(nodelist)
-	var failed []string
+	reasons := map[string]string{}
 	var errs []error
 	if gerr != nil {
 		errs = append(errs, gerr)
 		var ne *NodesError
 		if errors.As(gerr, &ne) {
-			failed = append(failed, ne.Nodes...)
+			for _, n := range ne.Nodes {
+				reasons[n] = ne.Err.Error()
+			}
 		}
 	}
 	for _, g := range groups {
 		bad, err := resumeGroup(ctx, env.Clients, g)
 		if err != nil {
-			failed = append(failed, bad...)
+			maps.Copy(reasons, bad)
 			errs = append(errs, fmt.Errorf("partition %s: %w", g.part.Name, err))
 		}
 	}
 	if len(errs) == 0 {
 		return nil
 	}
-	return &NodesError{Nodes: failed, Err: errors.Join(errs...)}
+	return &NodesError{Nodes: slices.Sorted(maps.Keys(reasons)), Err: errors.Join(errs...), Reasons: reasons}
 }
 
-func resumeGroup(ctx context.Context, cl *gcp.Clients, g *group) ([]string, error) {
+// allFailed gives every node the same reason.
+func allFailed(nodes []string, err error) map[string]string {
+	out := make(map[string]string, len(nodes))
+	for _, n := range nodes {
+		out[n] = err.Error()
+	}
+	return out
+}
+
+// resumeGroup returns the nodes it could not bring up, each with its reason.
+func resumeGroup(ctx context.Context, cl *gcp.Clients, g *group) (map[string]string, error) {
 	if g.part.InstanceTemplate == "" {
-		return g.nodes, errors.New("the partition's configuration names no instance template yet (apply the hypercompute_node_partition again)")
+		err := errors.New("the partition's configuration names no instance template yet (apply the hypercompute_node_partition again)")
+		return allFailed(g.nodes, err), err
 	}
 	existing, err := listVMs(ctx, cl, g.project, g.zone, g.prefix)
 	if err != nil {
-		return g.nodes, err
+		return allFailed(g.nodes, err), err
 	}
 	var create, start []string
 	for _, n := range g.nodes {
@@ -147,25 +165,34 @@ func resumeGroup(ctx context.Context, cl *gcp.Clients, g *group) ([]string, erro
 			start = append(start, n)
 		}
 	}
-	var failed []string
+	failed := map[string]string{}
 	var errs []error
 	for i := 0; i < len(create); i += bulk.MaxVMs {
 		chunk := create[i:min(i+bulk.MaxVMs, len(create))]
 		bad, err := bulkCreate(ctx, cl, g, chunk)
 		if err != nil {
-			failed = append(failed, bad...)
+			maps.Copy(failed, bad)
 			errs = append(errs, err)
 		}
 	}
+	startErrs := map[string]string{}
+	var mu sync.Mutex
 	bad, err := forEach(ctx, start, func(ctx context.Context, n string) error {
 		op, err := cl.Instances.Start(ctx, &computepb.StartInstanceRequest{Project: g.project, Zone: g.zone, Instance: n, RequestId: gcp.NewRequestIDPtr()})
 		if err == nil {
 			_, err = cl.WaitCompute(ctx, op)
 		}
-		return gcp.Classify(err)
+		if err = gcp.Classify(err); err != nil {
+			mu.Lock()
+			startErrs[n] = "starting the stopped VM: " + err.Error()
+			mu.Unlock()
+		}
+		return err
 	})
 	if err != nil {
-		failed = append(failed, bad...)
+		for _, n := range bad {
+			failed[n] = startErrs[n]
+		}
 		errs = append(errs, err)
 	}
 	return failed, errors.Join(errs...)
@@ -174,29 +201,35 @@ func resumeGroup(ctx context.Context, cl *gcp.Clients, g *group) ([]string, erro
 // bulkCreate creates names from the partition's template. minCount is 1: Slurm asked for these
 // nodes one by one, and every node that can be had is worth having; the ones that cannot are
 // reported so they are marked down at once instead of after ResumeTimeout.
-func bulkCreate(ctx context.Context, cl *gcp.Clients, g *group, names []string) ([]string, error) {
+func bulkCreate(ctx context.Context, cl *gcp.Clients, g *group, names []string) (map[string]string, error) {
 	done, all, werr := bulk.Insert{Project: g.project, Zone: g.zone, Names: names, MinCount: 1, Template: g.part.InstanceTemplate}.Run(ctx, cl)
 	if done == nil {
-		return names, werr
+		return allFailed(names, werr), werr
 	}
 	if all {
 		return nil, nil
 	}
 	reasons, lerr := groupFailures(ctx, cl, g.project, done.GetOperationGroupId())
 	if werr != nil {
-		// Nothing was kept: every node failed, for the reason the operation gives.
-		return names, fmt.Errorf("%w%s", werr, describe(reasons))
+		// Nothing was kept: every node failed, for the reason the operation gives (each VM's own
+		// where the operation group lists it).
+		out := allFailed(names, werr)
+		for n, r := range reasons {
+			if _, ok := out[n]; ok {
+				out[n] = r
+			}
+		}
+		return out, fmt.Errorf("%w%s", werr, describe(reasons))
 	}
 	if lerr != nil {
 		return nil, lerr
 	}
-	var failed []string
-	for n := range reasons {
+	failed := map[string]string{}
+	for n, r := range reasons {
 		if slices.Contains(names, n) {
-			failed = append(failed, n)
+			failed[n] = r
 		}
 	}
-	sort.Strings(failed)
 	if len(failed) == 0 {
 		return nil, nil
 	}

@@ -5,7 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"cloud.google.com/go/compute/apiv1/computepb"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/acctest"
 )
@@ -33,6 +35,15 @@ resource "hypercompute_training_cluster" "prod" {
   agent   = { url = "https://example.com/hypercompute-agent", sha256 = "` + strings.Repeat("ab", 32) + `" }
 }
 `
+	// The plan checks the reservation the example consumes (shared from another project).
+	if _, err := env.Emulator.SeedReservation("ml-capacity", acctest.Zone, &computepb.Reservation{
+		Name: proto.String("a3mega-us-central1-a"), SpecificReservationRequired: proto.Bool(true),
+		SpecificReservation: &computepb.AllocationSpecificSKUReservation{
+			Count: proto.Int64(16), InstanceProperties: &computepb.AllocationSpecificSKUAllocationReservedInstanceProperties{MachineType: proto.String("a3-megagpu-8g")},
+		},
+	}); err != nil {
+		t.Fatal(err)
+	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: factories,
 		Steps: []resource.TestStep{{
@@ -41,7 +52,10 @@ resource "hypercompute_training_cluster" "prod" {
 			ExpectNonEmptyPlan: true,
 		}},
 	})
-	if n := env.Calls().Total; n != 0 {
-		t.Errorf("planning the example made %d API calls", n)
+	// Planning reads the reservation and the region's quotas (the plan-time pre-flight), nothing else.
+	c := env.Calls()
+	if reads := c.Methods["compute.regions.get"].Count + c.Methods["compute.reservations.get"].Count; c.Total != reads || c.Methods["compute.reservations.get"].Count == 0 {
+		t.Errorf("planning the example made %d API calls besides the pre-flight's reads (want 0), and %d reservation reads (want some): %v",
+			c.Total-reads, c.Methods["compute.reservations.get"].Count, c.Methods)
 	}
 }

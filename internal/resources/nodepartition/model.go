@@ -41,6 +41,7 @@ type model struct {
 	NodesTotal       types.Int64  `tfsdk:"nodes_total"`
 	NodesRunning     types.Int64  `tfsdk:"nodes_running"`
 	NodeNames        types.String `tfsdk:"node_names"`
+	NodesFailed      types.List   `tfsdk:"nodes_failed"`
 
 	Timeouts timeouts.Value `tfsdk:"timeouts"`
 }

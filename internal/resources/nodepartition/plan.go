@@ -83,6 +83,7 @@ func (r *partitionResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	if hasState {
 		planReplacements(ctx, &plan, &state, resp)
 	}
+	r.planPreflight(ctx, &plan, &state, hasState, len(resp.RequiresReplace) > 0, prov, ref, diags)
 	diags.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
@@ -229,9 +230,11 @@ func (r *partitionResource) planComputed(ctx context.Context, plan, state *model
 	if changing {
 		plan.InstanceTemplate = types.StringUnknown()
 		plan.NodesTotal, plan.NodesRunning, plan.NodeNames = types.Int64Unknown(), types.Int64Unknown(), types.StringUnknown()
+		plan.NodesFailed = types.ListUnknown(nodeFailureType)
 	} else {
 		plan.InstanceTemplate = state.InstanceTemplate
 		plan.NodesTotal, plan.NodesRunning, plan.NodeNames = state.NodesTotal, state.NodesRunning, state.NodeNames
+		plan.NodesFailed = state.NodesFailed
 	}
 	// An empty template in the state is drift the refresh found (the partition's key or its template
 	// is gone): the apply puts it back.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -13,6 +12,7 @@ import (
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/providerdata"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
 
@@ -120,34 +120,22 @@ func checkQuota(ctx context.Context, cl *gcp.Clients, d *desired, n int, reserve
 	if err != nil {
 		return fmt.Errorf("reading the quotas of region %s: %w", d.region, err)
 	}
-	have := map[string]*computepb.Quota{}
-	for _, q := range reg.GetQuotas() {
-		have[q.GetMetric()] = q
-	}
-	need := quotaNeed(d, n, reserved)
-	var short []string
-	for _, metric := range slices.Sorted(maps.Keys(need)) {
-		q, ok := have[metric]
-		if !ok {
-			continue
-		}
-		if avail := q.GetLimit() - q.GetUsage(); avail < need[metric] {
-			short = append(short, fmt.Sprintf("%s needs %s, %s available (limit %s, in use %s)",
-				metric, num(need[metric]), num(max(avail, 0)), num(q.GetLimit()), num(q.GetUsage())))
-		}
-	}
-	if len(short) > 0 {
-		return fmt.Errorf("regional quota in %s does not cover %d more %s static nodes: %s. Request more quota for the region, or lower static_node_count (dynamic nodes are charged when Slurm creates them)",
-			d.region, n, d.machine.Name, strings.Join(short, "; "))
-	}
-	return nil
+	return quotaError(d, n, tfutil.Shortfalls(reg.GetQuotas(), d.quotaNeed(n, reserved), nil))
 }
 
-func num(f float64) string {
-	if f == float64(int64(f)) {
-		return fmt.Sprintf("%d", int64(f))
+// quotaNeed is what n new static nodes take from the region, named for the plan-time sum
+// across resources (providerdata.PlannedQuota).
+func (d *desired) quotaNeed(n int, reserved bool) providerdata.QuotaNeed {
+	return providerdata.QuotaNeed{Project: d.project, Region: d.region, What: "partition " + d.name, Metrics: quotaNeed(d, n, reserved)}
+}
+
+// quotaError is the one error that lists every metric the n new static nodes do not fit.
+func quotaError(d *desired, n int, short []string) error {
+	if len(short) == 0 {
+		return nil
 	}
-	return fmt.Sprintf("%.1f", f)
+	return fmt.Errorf("regional quota in %s does not cover %d more %s static nodes: %s. Request more quota for the region, or lower static_node_count (dynamic nodes are charged when Slurm creates them)",
+		d.region, n, d.machine.Name, strings.Join(short, "; "))
 }
 
 func lastSegment(s string) string {

@@ -29,6 +29,8 @@ type observed struct {
 	tmpl    *computepb.InstanceTemplate // nil: the template named in the key does not exist
 	// outdated: the template gives nodes another payload than the cluster does now (roll.go).
 	outdated bool
+	// failed are the dynamic nodes whose resume failed, as the controller reports them.
+	failed []cc.NodeFailure
 }
 
 func (o *observed) gone() bool { return o.part == nil && len(o.inv) == 0 }
@@ -59,6 +61,11 @@ func observe(ctx context.Context, cl *gcp.Clients, ref cc.ClusterID, name, zoneH
 	}
 	if o.inv, err = listNodes(ctx, cl, o.project, o.zone, cc.NodeNamePrefix(ref.Name, name)); err != nil {
 		return nil, err
+	}
+	if o.part != nil && o.part.MaxDynamicNodes > 0 {
+		if o.failed, err = readFailures(ctx, cl, ref, name); err != nil {
+			return nil, err
+		}
 	}
 	if o.part != nil && o.part.InstanceTemplate != "" {
 		t, err := findTemplate(ctx, cl, o.project, lastSegment(o.part.InstanceTemplate))
@@ -129,6 +136,9 @@ func flatten(ctx context.Context, p *providerdata.Data, ref cc.ClusterID, o *obs
 
 	s := o.inv.summary()
 	m.NodesTotal, m.NodesRunning, m.NodeNames = types.Int64Value(int64(s.total)), types.Int64Value(int64(s.running)), types.StringValue(s.names)
+	var d diag.Diagnostics
+	m.NodesFailed, d = nodesFailedValue(o.failed)
+	diags.Append(d...)
 
 	// An empty template marks drift the next plan repairs: the key or the template is gone.
 	m.InstanceTemplate = types.StringValue("")

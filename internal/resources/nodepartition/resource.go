@@ -52,6 +52,7 @@ func (r *partitionResource) Create(ctx context.Context, req resource.CreateReque
 	}
 	ctx, cancel := tfutil.Deadline(ctx, plan.Timeouts.Create, defaultCreateTimeout, &resp.Diagnostics)
 	defer cancel()
+	r.Provider.Quota.Applying() // plans made after this count what exists (PlannedQuota)
 	r.converge(ctx, &plan, &resp.State, &resp.Diagnostics, "create", true)
 }
 
@@ -63,6 +64,7 @@ func (r *partitionResource) Update(ctx context.Context, req resource.UpdateReque
 	}
 	ctx, cancel := tfutil.Deadline(ctx, plan.Timeouts.Update, defaultUpdateTimeout, &resp.Diagnostics)
 	defer cancel()
+	r.Provider.Quota.Applying()
 	r.converge(ctx, &plan, &resp.State, &resp.Diagnostics, "update", false)
 }
 

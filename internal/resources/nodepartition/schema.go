@@ -200,6 +200,7 @@ func (r *partitionResource) Schema(ctx context.Context, _ resource.SchemaRequest
 			"nodes_total":        schema.Int64Attribute{Computed: true, MarkdownDescription: "VMs of the partition that exist (static and dynamic), as of the last refresh."},
 			"nodes_running":      schema.Int64Attribute{Computed: true, MarkdownDescription: "Of those, VMs in status RUNNING."},
 			"node_names":         schema.StringAttribute{Computed: true, MarkdownDescription: "Slurm hostlist of the VMs that exist, as of the last refresh."},
+			"nodes_failed":       nodesFailedAttribute(),
 			"timeouts":           timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 		},
 	}

@@ -103,6 +103,7 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		resp.RequiresReplace = append(resp.RequiresReplace, replace...)
 	}
 	p.planOutputs(ctx, len(replace) > 0)
+	p.checkQuota(ctx, len(replace) > 0)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 

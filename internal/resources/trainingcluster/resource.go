@@ -54,6 +54,7 @@ func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest
 	}
 	ctx, cancel := tfutil.Deadline(ctx, plan.Timeouts.Create, defaultCreateTimeout, &resp.Diagnostics)
 	defer cancel()
+	r.Provider.Quota.Applying() // plans made after this count what exists (PlannedQuota)
 	s, diags := toDesired(ctx, &plan)
 	if s != nil {
 		s.localRuntime = r.Provider.Emulated
@@ -99,6 +100,7 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 	}
 	ctx, cancel := tfutil.Deadline(ctx, plan.Timeouts.Update, defaultUpdateTimeout, &resp.Diagnostics)
 	defer cancel()
+	r.Provider.Quota.Applying()
 	s, diags := toDesired(ctx, &plan)
 	if s != nil {
 		s.localRuntime = r.Provider.Emulated

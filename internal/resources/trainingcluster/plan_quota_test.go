@@ -1,0 +1,44 @@
+package trainingcluster_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/acctest"
+)
+
+// A controller (and login VMs) the region's quota cannot hold fails at plan, one error naming
+// every shortfall, and nothing of the blueprint is created (before, the network and /home were
+// created and the controller's insert failed on its quota).
+func TestAccTrainingCluster_planQuota(t *testing.T) {
+	env := acctest.New(t)
+	env.SetQuota(acctest.Region, "N2_CPUS", 16) // the controller is n2-standard-32
+	env.SetQuota(acctest.Region, "INSTANCES", 2)
+	cfg := storageConfig("hcq-net") + clusterConfig("hcq", "https://example.com/hypercompute-agent", fakeSHA,
+		unprotected+"  controller = { machine_type = \"n2-standard-32\" }\n  login = { count = 2 }\n  timeouts = { create = \"1m\" }\n")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: factories,
+		Steps: []resource.TestStep{{
+			PreConfig: env.ResetCalls,
+			Config:    env.Config(cfg),
+			ExpectError: acctest.ErrorMatching(`(?s)The cluster's VMs do not fit.*` +
+				`Found at plan, before anything is created: regional quota in us-central1 does not cover the controller \(n2-standard-32\) and 2 login VMs \(n2-standard-4\): ` +
+				`INSTANCES needs 3, 2 available \(limit 2, in use 0\); N2_CPUS needs 40, 16 available \(limit 16, in use 0\)`),
+		}},
+	})
+	var writes []string
+	for m, c := range env.Calls().Methods {
+		if c.Mutating && c.Count > 0 {
+			writes = append(writes, fmt.Sprintf("%s×%d", m, c.Count))
+		}
+	}
+	if len(writes) > 0 {
+		t.Errorf("a plan that cannot fit made mutating calls: %s", strings.Join(writes, ", "))
+	}
+	if env.CallCount("compute.regions.get") == 0 {
+		t.Error("the plan did not read the region's quotas")
+	}
+}
