@@ -171,7 +171,16 @@ func (a *applier) reconcile(ctx context.Context) ([]string, error) {
 		if drain != nil {
 			// Each node goes once it is drained and idle; a running job keeps its node for at
 			// most drain_timeout.
-			if err := a.drainAndDelete(ctx, wait, *drain, del); err != nil {
+			requeue := func(rq cc.Drain) error {
+				ctl, err := getController(ctx, a.cl, d.cluster)
+				if err != nil {
+					return err
+				}
+				part := first
+				part.Drain = &rq
+				return a.writeConfig(ctx, ctl, part, wait)
+			}
+			if err := a.drainAndDelete(ctx, wait, *drain, del, requeue); err != nil {
 				return warnings, err
 			}
 		} else {

@@ -42,7 +42,7 @@ type desired struct {
 
 	forceScaleDown bool
 	// drainTimeout bounds a scale-down's wait for the jobs on removed nodes; drainAction says
-	// what happens past it (drainActionFail, drainActionDelete).
+	// what happens past it (drainActionFail, drainActionRequeue).
 	drainTimeout time.Duration
 	drainAction  string
 	allowPartial bool

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 )
@@ -15,12 +16,14 @@ import (
 // drain_timeout: a training job can outlive any apply, and an apply that blocks without saying why
 // (seen: ten minutes) is worse than one that fails naming the job. Past the timeout the apply
 // fails (drainActionFail), leaving the nodes drained so no new job lands there and the next apply
-// deletes them once idle, or deletes them anyway (drainActionDelete).
+// deletes them once idle, or has the controller requeue their jobs (drainActionRequeue: they
+// restart on nodes in service, from their last checkpoint for recipe jobs) and deletes them then,
+// as rolling_update's on_job_timeout does.
 const (
 	defaultDrainTimeout = "10m"
 	maxDrainTimeout     = 24 * time.Hour
 	drainActionFail     = "fail"
-	drainActionDelete   = "delete"
+	drainActionRequeue  = rollRequeue
 )
 
 // parseDrainTimeout reads drain_timeout: a Go duration from 0s ("do not wait") to 24h.
@@ -53,10 +56,11 @@ func drainPolicy(m *model, diags *diag.Diagnostics) (time.Duration, string) {
 	return d, action
 }
 
-// drainAndDelete deletes the drain's nodes as they become idle, for at most drain_timeout. Past
-// it, drainActionFail fails naming the jobs still running; drainActionDelete deletes the remaining
-// nodes and warns, naming the jobs that were running on them.
-func (a *applier) drainAndDelete(ctx context.Context, wait appliedWait, drain cc.Drain, del func([]string) error) error {
+// drainAndDelete deletes the drain's nodes as they become idle, waiting at most drain_timeout for
+// their jobs. Past it, drainActionFail fails naming the jobs still running; drainActionRequeue
+// writes the drain again with Requeue (requeue), so the controller requeues those jobs, deletes
+// the nodes once empty and warns, naming the jobs.
+func (a *applier) drainAndDelete(ctx context.Context, wait appliedWait, drain cc.Drain, del func([]string) error, requeue func(cc.Drain) error) error {
 	d := a.d
 	res, err := wait.untilDrained(ctx, d.name, drain, d.drainTimeout, del)
 	switch {
@@ -68,16 +72,26 @@ func (a *applier) drainAndDelete(ctx context.Context, wait appliedWait, drain cc
 	case !errors.Is(err, errDrainTimedOut):
 		return err
 	}
-	if d.drainAction == drainActionDelete {
-		if err := del(res.pending); err != nil {
-			return err
-		}
-		a.notices.add("Partition "+d.name+": nodes deleted with running jobs", fmt.Sprintf("drain_timeout (%s) passed while %s still ran %s; drain_timeout_action = %q deleted the nodes, so those jobs ended (NODE_FAIL; Slurm requeues the ones that allow it).",
-			d.drainTimeout, cc.CompressHostlist(res.pending), res.describeJobs(), drainActionDelete))
-		return nil
+	if d.drainAction != drainActionRequeue {
+		return fmt.Errorf("partition %s: the scale-down waited drain_timeout (%s) for %s and gave up. The nodes stay drained (no new job starts on them) and are deleted by the next apply once idle; raise drain_timeout, or set drain_timeout_action = %q to requeue their jobs",
+			d.name, d.drainTimeout, res.describe(), drainActionRequeue)
 	}
-	return fmt.Errorf("partition %s: the scale-down waited drain_timeout (%s) for %s and gave up. The nodes stay drained (no new job starts on them) and are deleted by the next apply once idle; raise drain_timeout, or set drain_timeout_action = %q to delete them anyway (ending their jobs)",
-		d.name, d.drainTimeout, res.describe(), drainActionDelete)
+	tflog.Info(ctx, "requeueing the jobs on nodes of a scale-down past drain_timeout", map[string]any{"partition": d.name, "jobs": res.describeJobs()})
+	rq := drain
+	rq.Requeue = true
+	if err := requeue(rq); err != nil {
+		return err
+	}
+	// Only the nodes still there are waited for; the report keeps the drain's id.
+	rest := rq
+	rest.Nodes = cc.CompressHostlist(res.pending)
+	if _, err := wait.untilDrained(ctx, d.name, rest, maxDrainTimeout, del); err != nil {
+		return fmt.Errorf("partition %s: waiting for %s to empty after their jobs were requeued: %w", d.name, rest.Nodes, err)
+	}
+	a.notices.add("Partition "+d.name+": jobs requeued for a scale-down",
+		fmt.Sprintf("drain_timeout (%s) passed while %s still ran %s; drain_timeout_action = %q had the controller requeue those jobs (they restart on nodes in service), and the nodes were deleted.",
+			d.drainTimeout, rest.Nodes, res.describeJobs(), drainActionRequeue))
+	return nil
 }
 
 // errDrainTimedOut: nodes of a drain still ran jobs when drain_timeout passed.

@@ -58,7 +58,7 @@ func TestAccNodePartition_localRuntimeStableNames(t *testing.T) {
 			time.Sleep(500 * time.Millisecond)
 		}
 	}
-	config := func(static int) string {
+	config := func(static, dynamic int, action string) string {
 		return env.Config(strings.Replace(runtimeConfig(agentPath, agentSHA), `resource "hypercompute_node_partition" "test" {
   cluster                = hypercompute_training_cluster.c.id
   name                   = "dyn"
@@ -75,15 +75,16 @@ func TestAccNodePartition_localRuntimeStableNames(t *testing.T) {
   name                   = "dbg"
   machine_type           = "n2-standard-2"
   static_node_count      = %d
-  max_dynamic_node_count = 1
+  max_dynamic_node_count = %d
   drain_timeout          = "20s"
+  drain_timeout_action   = %q
   slurm = {
     default        = true
     suspend_time   = 900
     resume_timeout = 180
   }
   timeouts = { create = "5m", update = "4m" }
-}`, static), 1))
+}`, static, dynamic, action), 1))
 	}
 	job := ""
 	jobState := func() (string, error) { return slurm(20*time.Second, "squeue -h -j "+job+" -o '%T %N'") }
@@ -145,15 +146,69 @@ func TestAccNodePartition_localRuntimeStableNames(t *testing.T) {
 		}
 		return nil
 	}
+	job2 := ""
+	var staticID uint64
+	startDynamicJob := func() {
+		staticID = instanceIDs(env, "hce-dbg-0")["hce-dbg-0"]
+		// A whole-node job lands on the dynamic node while the static one is busy; it may run
+		// anywhere in the partition, so once requeued it can restart on hce-dbg-0.
+		occupy, err := slurm(30*time.Second, "sbatch --parsable -p dbg -w hce-dbg-0 -J occupy --wrap 'sleep 900'")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := waitFor("a job to occupy hce-dbg-0", time.Minute, func() (bool, error) {
+			s, err := slurm(20*time.Second, "squeue -h -j "+occupy+" -o %T")
+			return s == "RUNNING", err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if job2, err = slurm(30*time.Second, "sbatch --parsable -p dbg -N 1 --exclusive -J hold2 --wrap 'sleep 900'"); err != nil {
+			t.Fatal(err)
+		}
+		if err := waitFor("the job to run on hce-dbg-d0", time.Minute, func() (bool, error) {
+			s, err := slurm(20*time.Second, "squeue -h -j "+job2+" -o '%T %N'")
+			return s == "RUNNING hce-dbg-d0", err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := slurm(20*time.Second, "scancel "+occupy); err != nil {
+			t.Fatal(err)
+		}
+	}
+	requeued := func(*terraform.State) error {
+		if vms := vmNames(env.Env, "hce-dbg"); !slices.Equal(vms, []string{"hce-dbg-0"}) {
+			return fmt.Errorf("VMs after the dynamic scale-down: %v, want only hce-dbg-0", vms)
+		}
+		if id := instanceIDs(env, "hce-dbg-0")["hce-dbg-0"]; id != staticID {
+			return fmt.Errorf("the static node hce-dbg-0 was replaced by a change of the dynamic count (VM id %d, was %d)", id, staticID)
+		}
+		if !slices.ContainsFunc(notices.All(), func(n string) bool {
+			return strings.Contains(n, "job "+job2+" (hold2) on hce-dbg-d0") && strings.Contains(n, "requeue")
+		}) {
+			return fmt.Errorf("no warning names the requeued job %s: %q", job2, notices.All())
+		}
+		return waitFor("the requeued job to run on hce-dbg-0", 2*time.Minute, func() (bool, error) {
+			s, err := slurm(20*time.Second, "squeue -h -j "+job2+" -o '%T %N'")
+			return s == "RUNNING hce-dbg-0", err
+		})
+	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: factories,
 		Steps: []resource.TestStep{
-			{Config: config(2), Check: startJob},
+			{Config: config(2, 1, "fail"), Check: startJob},
 			{
-				Config:      config(1),
+				Config:      config(1, 1, "fail"),
 				ExpectError: acctest.ErrorMatching(`the scale-down waited drain_timeout \(20s\) for hce-dbg-1 to finish: job [0-9]+ \(hold\) on hce-dbg-1 and gave up`),
 			},
-			{PreConfig: afterTimeout, Config: config(1), Check: agree},
+			{PreConfig: afterTimeout, Config: config(1, 1, "fail"), Check: agree},
+			{
+				// The dynamic count goes 1 → 0 under a job; with drain_timeout_action = "requeue"
+				// the controller requeues it past drain_timeout, it restarts on hce-dbg-0, and the
+				// dynamic node's VM goes.
+				PreConfig: startDynamicJob,
+				Config:    config(1, 0, "requeue"),
+				Check:     requeued,
+			},
 		},
 	})
 }

@@ -181,8 +181,8 @@ func (r *partitionResource) Schema(ctx context.Context, _ resource.SchemaRequest
 			},
 			"drain_timeout_action": schema.StringAttribute{
 				Optional: true, Computed: true, Default: stringdefault.StaticString(drainActionFail),
-				MarkdownDescription: "What an apply does with nodes whose jobs outlast `drain_timeout`: `fail` (default) ends the apply with an error naming each job, the nodes staying drained until the next apply deletes them once idle; `delete` deletes them anyway (their jobs end with NODE_FAIL; Slurm requeues those that allow it) and warns, naming the jobs.",
-				Validators:          []validator.String{stringvalidator.OneOf(drainActionFail, drainActionDelete)},
+				MarkdownDescription: "What an apply does with nodes whose jobs outlast `drain_timeout`: `fail` (default) ends the apply with an error naming each job, the nodes staying drained until the next apply deletes them once idle; `requeue` has the controller requeue those jobs (they restart on nodes in service, from their last checkpoint for recipe jobs), deletes the nodes once empty and warns, naming the jobs.",
+				Validators:          []validator.String{stringvalidator.OneOf(drainActionFail, drainActionRequeue)},
 			},
 			"allow_partial": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false),

@@ -26,7 +26,8 @@ import (
 // powered-up dynamic node (and its job) alone, and lowering max_dynamic_node_count leaves the
 // static nodes alone. A removed node with a job is drained and waited for at most drain_timeout:
 // past it the apply fails naming the job (the node stays, drained, and the next plan still shows
-// the scale-down), or, with drain_timeout_action = "delete", deletes it and warns naming the job.
+// the scale-down), or, with drain_timeout_action = "requeue", has the controller requeue the job,
+// deletes the node and warns naming the job.
 func TestAccNodePartition_stableNamesAndDrainTimeout(t *testing.T) {
 	env := acctest.New(t)
 	tc := newCluster(t, env.Env, "hcn", clusterOpts{})
@@ -125,8 +126,8 @@ func TestAccNodePartition_stableNamesAndDrainTimeout(t *testing.T) {
 			},
 			{
 				// Lowering the dynamic count removes the busy dynamic node, past drain_timeout with
-				// "delete"; the static nodes stay.
-				Config: cfg(3, 0, "  drain_timeout = \"1s\"\n  drain_timeout_action = \"delete\"\n"),
+				// "requeue"; the static nodes stay.
+				Config: cfg(3, 0, "  drain_timeout = \"1s\"\n  drain_timeout_action = \"requeue\"\n"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)}},
 				Check: resource.ComposeAggregateTestCheckFunc(
@@ -134,7 +135,7 @@ func TestAccNodePartition_stableNamesAndDrainTimeout(t *testing.T) {
 					func(*terraform.State) error {
 						all := notices.All()
 						if !slices.ContainsFunc(all, func(s string) bool {
-							return strings.Contains(s, "hcn-cpu-d0 still ran job 41 (train-llama) on hcn-cpu-d0") && strings.Contains(s, `drain_timeout_action = "delete"`)
+							return strings.Contains(s, "hcn-cpu-d0 still ran job 41 (train-llama) on hcn-cpu-d0") && strings.Contains(s, `drain_timeout_action = "requeue" had the controller requeue those jobs`)
 						}) {
 							return fmt.Errorf("no warning names the job on the deleted node: %q", all)
 						}
