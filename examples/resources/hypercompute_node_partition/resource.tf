@@ -18,6 +18,16 @@ resource "hypercompute_node_partition" "a3mega" {
   static_node_count      = 16
   max_dynamic_node_count = 48
 
+  # A cluster change that affects nodes (a new agent build) replaces the static nodes, two at a
+  # time, never fewer than 14 in service; a job on a node being replaced gets 2 hours, then it is
+  # requeued (recipe jobs resume from their last checkpoint).
+  cluster_node_config_hash = hypercompute_training_cluster.prod.node_config_hash
+  rolling_update = {
+    max_unavailable = "2"
+    min_available   = 14
+    job_timeout     = "2h"
+  }
+
   provisioning = {
     model       = "reservation"
     reservation = "projects/ml-capacity/reservations/a3mega-us-central1-a" # shared from another project
