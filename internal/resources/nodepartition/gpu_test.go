@@ -112,7 +112,12 @@ func TestAccNodePartition_missingGPUNetworks(t *testing.T) {
 					`add gpu_networks = \{ stack = "tcpxo" \} to the hypercompute_network "hcn-net"`),
 			},
 			{
-				PreConfig: func() { checkNoMutations(t, env) },
+				// The reservation exists, so the plan-time pre-flight passes and the apply finds the
+				// network wanting.
+				PreConfig: func() {
+					checkNoMutations(t, env)
+					seedReservation(t, env, "elsewhere", "a3-megagpu-8g", 4)
+				},
 				Config: env.Config(partitionConfig(tc.id, "a3mega", "a3-megagpu-8g", 2, 0, `  provisioning = {
     model       = "reservation"
     reservation = "elsewhere"
