@@ -42,3 +42,36 @@ func TestAccTrainingCluster_planQuota(t *testing.T) {
 		t.Error("the plan did not read the region's quotas")
 	}
 }
+
+// A blueprint whose cluster and partition fit the quota exactly applies: the apply's own re-plan
+// of the partition, made once the cluster exists, counts the controller through the region's usage
+// and not a second time through the plan-time sum. One static node more fails at plan.
+func TestAccTrainingCluster_planQuotaExactFit(t *testing.T) {
+	env := acctest.New(t)
+	acctest.StartFakeAgent(t, env.Env)
+	// Controller n2-standard-8 + one login n2-standard-4 + two static n2-standard-4 nodes.
+	env.SetQuota(acctest.Region, "N2_CPUS", 8+4+2*4)
+	partition := func(static int) string {
+		return fmt.Sprintf(`
+resource "hypercompute_node_partition" "cpu" {
+  cluster           = hypercompute_training_cluster.test.id
+  name              = "cpu"
+  machine_type      = "n2-standard-4"
+  static_node_count = %d
+}
+`, static)
+	}
+	base := storageConfig("hcx-net") + clusterConfig("hcx", "file:///opt/hypercompute-agent", fakeSHA, unprotected)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: withPartitions,
+		CheckDestroy:             checkVMs(env),
+		Steps: []resource.TestStep{
+			{Config: env.Config(base + partition(2))},
+			{
+				Config: env.Config(base + partition(3)),
+				ExpectError: acctest.ErrorMatching(`regional quota in us-central1 does not cover 1 more n2-standard-4 static nodes: ` +
+					`N2_CPUS needs 4, 0 available \(limit 20, in use 20\)`),
+			},
+		},
+	})
+}
