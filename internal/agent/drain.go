@@ -125,7 +125,7 @@ func (c *controller) reportDrainJobs(ctx context.Context, l cc.Layout, p cc.Part
 		}
 	}
 	if len(busy) > 0 {
-		jobs, err := slurmCLI(l).JobsOn(ctx, cc.CompressHostlist(busy))
+		jobs, err := slurmCLI(l).JobsOn(ctx, cc.CompressHostlist(busy), slurm.BusyJobStates...)
 		if err != nil {
 			c.log.Warn("listing the jobs on nodes drained for a scale-down", "partition", p.Name, "error", err)
 			return

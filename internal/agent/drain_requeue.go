@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/slurm"
 )
 
 // requeueOn requeues the jobs still running on the drain's nodes that are not drained yet (a
@@ -18,12 +19,12 @@ func (c *controller) requeueOn(ctx context.Context, l cc.Layout, partition strin
 		if slices.Contains(drained, n) {
 			continue
 		}
-		ids, err := cli.NodeJobs(ctx, n, "RUNNING", "CONFIGURING")
+		jobs, err := cli.JobsOn(ctx, n, "RUNNING", "CONFIGURING")
 		if err != nil {
 			c.log.Warn("listing the jobs on a node drained for a rolling replacement", "partition", partition, "node", n, "error", err.Error())
 			continue
 		}
-		for _, id := range ids {
+		for _, id := range slurm.JobIDs(jobs) {
 			if seen[id] {
 				continue
 			}

@@ -16,6 +16,7 @@ import (
 
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/recipes"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/slurm"
 )
 
 // sacctFields are the columns goodput reads, in this order, from
@@ -193,14 +194,13 @@ func ParseWindow(s string) (time.Duration, error) {
 }
 
 // measureGoodput reads the accounting records of jobs active since now-window and computes the report.
-func measureGoodput(ctx context.Context, env []string, window string, now time.Time, runDirs map[string]string) (cc.GoodputReport, error) {
+func measureGoodput(ctx context.Context, cli slurm.CLI, window string, now time.Time, runDirs map[string]string) (cc.GoodputReport, error) {
 	d, err := ParseWindow(window)
 	if err != nil {
 		return cc.GoodputReport{}, err
 	}
 	since := now.Add(-d)
-	out, err := runCommand(ctx, env, "sacct", "-a", "-X", "-D", "-P", "-n",
-		"-S", since.Local().Format(sacctTimeLayout), "-E", "now", "-o", strings.Join(sacctFields, ","))
+	out, err := cli.Accounting(ctx, since, sacctFields)
 	if err != nil {
 		return cc.GoodputReport{}, err
 	}
@@ -257,7 +257,7 @@ func (c *controller) reportGoodput(ctx context.Context, cluster cc.Cluster) {
 		}
 	}
 	for _, w := range cc.GoodputWindows {
-		r, err := measureGoodput(ctx, []string{"SLURM_CONF=" + clientConf}, w, now, runDirs)
+		r, err := measureGoodput(ctx, slurm.CLI{Conf: clientConf, Run: runCommand}, w, now, runDirs)
 		if err != nil {
 			c.log.Warn("measuring goodput", "window", w, "error", err.Error())
 			return
@@ -278,7 +278,7 @@ func (c *controller) reportGoodput(ctx context.Context, cluster cc.Cluster) {
 // GoodputReport prints measured goodput over the window (e.g. "7d") from sacct, for the
 // `hypercompute-agent goodput --since 7d` command on a login node.
 func GoodputReport(ctx context.Context, window string, stdout io.Writer) error {
-	r, err := measureGoodput(ctx, nil, window, time.Now(), nil)
+	r, err := measureGoodput(ctx, slurm.CLI{Run: runCommand}, window, time.Now(), nil)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/agent/power"
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/slurm"
 )
 
 // healthPolicies decodes every health policy on the controller's metadata, sorted by name.
@@ -217,7 +219,7 @@ func (c *controller) healthPass(ctx context.Context, cluster cc.Cluster, parts [
 		}
 		r.Finished, r.Detail = now, detail
 		if ok {
-			if _, err := runCommand(ctx, slurmEnv(l), "scontrol", "update", "nodename="+r.Node, "state=RESUME"); err != nil {
+			if err := slurmCLI(l).UpdateNodes(ctx, r.Node, slurm.NodeUpdate{State: "RESUME"}); err != nil {
 				c.log.Warn("returning a repaired node to service", "node", r.Node, "error", err.Error())
 				still = append(still, r)
 				continue
@@ -353,25 +355,26 @@ func nextAction(pol cc.HealthPolicy, ph cc.PartitionHealth, check, node string, 
 const jobsLeaveWait = time.Minute
 
 // jobsOn lists the jobs Slurm has on a node (running, starting or completing).
-func (c *controller) jobsOn(ctx context.Context, l cc.Layout, node string) []string {
-	out, err := runCommand(ctx, slurmEnv(l), "squeue", "-h", "-w", node, "-t", "RUNNING,CONFIGURING,COMPLETING", "-o", "%i")
+func (c *controller) jobsOn(ctx context.Context, l cc.Layout, node string) []int {
+	jobs, err := slurmCLI(l).JobsOn(ctx, node, "RUNNING", "CONFIGURING", "COMPLETING")
 	if err != nil {
 		c.log.Warn("listing the jobs of a failed node", "node", node, "error", err.Error())
 		return nil
 	}
-	return strings.Fields(out)
+	return slurm.JobIDs(jobs)
 }
 
 // requeueJobs requeues the jobs of a failed node, so they resume from their checkpoint.
-func (c *controller) requeueJobs(ctx context.Context, l cc.Layout, node string, jobs []string, st *healthState, now time.Time) []string {
+func (c *controller) requeueJobs(ctx context.Context, l cc.Layout, node string, jobs []int, st *healthState, now time.Time) []string {
 	var done []string
+	cli := slurmCLI(l)
 	for _, id := range jobs {
-		if _, err := runCommand(ctx, slurmEnv(l), "scontrol", "requeue", id); err != nil {
+		if err := cli.RequeueJob(ctx, id); err != nil {
 			c.log.Warn("requeueing a job of a failed node", "node", node, "job", id, "error", err.Error())
 			continue
 		}
-		done = append(done, id)
-		st.Events = append(st.Events, HealthEvent{Time: now, Node: node, Kind: "requeued", Detail: "job " + id})
+		done = append(done, strconv.Itoa(id))
+		st.Events = append(st.Events, HealthEvent{Time: now, Node: node, Kind: "requeued", Detail: "job " + strconv.Itoa(id)})
 	}
 	return done
 }
@@ -379,9 +382,14 @@ func (c *controller) requeueJobs(ctx context.Context, l cc.Layout, node string, 
 // releaseRequeued lets requeued jobs start at once: Slurm holds a requeued batch job back
 // (BeginTime) for a while, time a job that lost its node would lose again.
 func (c *controller) releaseRequeued(ctx context.Context, l cc.Layout, jobs []string) {
-	for _, id := range jobs {
-		if _, err := runCommand(ctx, slurmEnv(l), "scontrol", "update", "jobid="+id, "starttime=now"); err != nil {
-			c.log.Warn("releasing a requeued job", "job", id, "error", err.Error())
+	cli := slurmCLI(l)
+	for _, job := range jobs {
+		id, err := strconv.Atoi(job)
+		if err == nil {
+			err = cli.StartJobNow(ctx, id)
+		}
+		if err != nil {
+			c.log.Warn("releasing a requeued job", "job", job, "error", err.Error())
 		}
 	}
 }
@@ -399,7 +407,7 @@ func (c *controller) startRepair(ctx context.Context, cluster cc.Cluster, parts 
 		return r, fmt.Errorf("reading VM %s: %w", node, err)
 	}
 	r.Host = inst.GetResourceStatus().GetPhysicalHost()
-	if r.SlurmdBefore, err = slurmdStartTime(ctx, cluster.Layout, node); err != nil {
+	if r.SlurmdBefore, err = slurmCLI(cluster.Layout).SlurmdStartTime(ctx, node); err != nil {
 		return r, err
 	}
 	switch action {
@@ -455,7 +463,7 @@ func (c *controller) repairDone(ctx context.Context, cluster cc.Cluster, r Healt
 	}
 	// A reset keeps the VM RUNNING with its lastStartTimestamp; slurmd starting again after the
 	// repair began says the VM rebooted.
-	started, err := slurmdStartTime(ctx, cluster.Layout, r.Node)
+	started, err := slurmCLI(cluster.Layout).SlurmdStartTime(ctx, r.Node)
 	if err != nil || !started.After(r.SlurmdBefore) {
 		return false, false, ""
 	}
@@ -472,20 +480,6 @@ func (c *controller) repairDone(ctx context.Context, cluster cc.Cluster, r Healt
 		return true, false, "the VM restarted on the same host " + host
 	}
 	return true, true, "slurmd started again at " + started.Format(time.RFC3339) + " on host " + host
-}
-
-// slurmdStartTime is when the node's slurmd started, as slurmctld knows it.
-func slurmdStartTime(ctx context.Context, l cc.Layout, node string) (time.Time, error) {
-	out, err := runCommand(ctx, slurmEnv(l), "scontrol", "-o", "show", "node", node)
-	if err != nil {
-		return time.Time{}, err
-	}
-	for _, f := range strings.Fields(out) {
-		if v, ok := strings.CutPrefix(f, "SlurmdStartTime="); ok {
-			return time.ParseInLocation("2006-01-02T15:04:05", v, time.Local)
-		}
-	}
-	return time.Time{}, fmt.Errorf("scontrol show node %s names no SlurmdStartTime", node)
 }
 
 // reportHealth reports the repairs and newest events, and each node's record that changed.

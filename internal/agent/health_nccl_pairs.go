@@ -12,8 +12,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/slurm"
 )
 
 // The NCCL check's pairwise pass, run on the controller over a partition's idle nodes: a
@@ -171,8 +173,8 @@ func pairBusBW(out string) (float64, int, error) {
 // every GPU of its node.
 func srunPair(l cc.Layout, gpus int) pairRun {
 	return func(ctx context.Context, a, b string) (float64, int, error) {
-		out, err := runCommand(ctx, slurmEnv(l), "srun", "-l", "-N2", "--ntasks-per-node=1", "-w", a+","+b, "--immediate=60", "--time=5",
-			"--job-name=hc-nccl-pairs", "env", "PATH="+strings.Join(toolDirs, ":"), "all_reduce_perf", "-b", "8M", "-e", "1G", "-f", "2", "-g", strconv.Itoa(gpus))
+		step := slurm.Step{Nodes: []string{a, b}, Name: "hc-nccl-pairs", Immediate: time.Minute, TimeLimit: 5 * time.Minute}
+		out, err := slurmCLI(l).RunStep(ctx, step, "env", "PATH="+strings.Join(toolDirs, ":"), "all_reduce_perf", "-b", "8M", "-e", "1G", "-f", "2", "-g", strconv.Itoa(gpus))
 		bw, wrong, perr := pairBusBW(out)
 		if perr != nil && err != nil {
 			return 0, 0, err
@@ -212,11 +214,10 @@ func NCCLPairs(ctx context.Context, partition string, stdout io.Writer) error {
 	if check == nil {
 		return fmt.Errorf("the health policy %s of partition %s has no nccl check (GPU checks are dropped on partitions without GPUs)", ph.Policy, partition)
 	}
-	out, err := runCommand(ctx, slurmEnv(l), "sinfo", "-h", "-N", "-p", partition, "-t", "idle", "-o", "%N")
+	nodes, err := slurmCLI(l).PartitionNodes(ctx, partition, "idle")
 	if err != nil {
 		return err
 	}
-	nodes := strings.Fields(out)
 	bad, tested, err := ncclPairs(ctx, nodes, check.MinBusBandwidthGBps, srunPair(l, ph.GPUs))
 	for _, r := range tested {
 		fmt.Fprintf(stdout, "%s %s: %.1f GB/s, %d wrong (%s)\n", r.A, r.B, r.BusBW, r.Wrong, map[bool]string{true: "pass", false: "FAIL"}[r.OK])
@@ -231,7 +232,7 @@ func NCCLPairs(ctx context.Context, partition string, stdout io.Writer) error {
 	sort.Strings(names)
 	for _, n := range names {
 		reason := cc.HealthDrainReason(cc.CheckNCCL, bad[n])
-		if _, err := runCommand(ctx, slurmEnv(l), "scontrol", "update", "nodename="+n, "state=DRAIN", "reason="+reason); err != nil {
+		if err := slurmCLI(l).UpdateNodes(ctx, n, slurm.NodeUpdate{State: "DRAIN", Reason: reason}); err != nil {
 			return fmt.Errorf("draining %s: %w", n, err)
 		}
 		fmt.Fprintf(stdout, "drained %s: %s\n", n, reason)

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/slurm"
 )
 
 // HealthCheck runs this node's checks for a schedule (slurmd's HealthCheckProgram, the prolog and
@@ -95,21 +96,20 @@ func readHealthPlan(m cc.Mounts) (cc.HealthPlan, error) {
 // scale-down) keeps that reason: the health reason would hand it to the controller's repairs,
 // which return nodes to service.
 func drainSelf(ctx context.Context, l cc.Layout, node, reason string) error {
-	var env []string
+	cli := slurm.CLI{Run: runCommand}
 	for _, c := range slurmdConfCaches(l) {
 		if _, err := os.Stat(c); err == nil {
-			env = []string{"SLURM_CONF=" + c}
+			cli.Conf = c
 			break
 		}
 	}
-	if out, err := runCommand(ctx, env, "sinfo", "-h", "-N", "-n", node, "-o", "%T|%E"); err == nil {
-		state, why, _ := strings.Cut(strings.TrimSpace(out), "|")
-		if strings.HasPrefix(state, "drain") && why != "" && why != "none" && !strings.HasPrefix(why, cc.HealthDrainPrefix) {
+	if nodes, err := cli.Nodes(ctx, node); err == nil {
+		n := nodes[node]
+		if strings.HasPrefix(n.State, "drain") && n.Reason != "" && !strings.HasPrefix(n.Reason, cc.HealthDrainPrefix) {
 			return nil
 		}
 	}
-	_, err := runCommand(ctx, env, "scontrol", "update", "nodename="+node, "state=DRAIN", "reason="+reason)
-	return err
+	return cli.UpdateNodes(ctx, node, slurm.NodeUpdate{State: "DRAIN", Reason: reason})
 }
 
 // bootHealth runs the boot checks once slurmd registered after a boot; a failure drains the node

@@ -86,7 +86,7 @@ func (c *controller) keepSpares(ctx context.Context, l cc.Layout, nodePart map[s
 		if slices.Equal(next, st.Spares[p]) {
 			continue
 		}
-		if err := c.setReservation(ctx, l, cc.SpareReservation(p), len(st.Spares[p]) > 0, next); err != nil {
+		if err := slurmCLI(l).SetReservation(ctx, cc.SpareReservation(p), len(st.Spares[p]) > 0, next); err != nil {
 			c.log.Warn("updating the spare nodes' reservation", "partition", p, "spares", strings.Join(next, ","), "error", err.Error())
 			continue
 		}
@@ -107,32 +107,6 @@ func (c *controller) keepSpares(ctx context.Context, l cc.Layout, nodePart map[s
 			st.Spares[p] = next
 		}
 	}
-}
-
-// setReservation makes a reservation hold exactly nodes (none: it is deleted). The reservation
-// lasts until changed, names only root, and ignores the nodes' running jobs (a spare is idle
-// when it joins, but a job may start on it before the reservation does).
-func (c *controller) setReservation(ctx context.Context, l cc.Layout, name string, exists bool, nodes []string) error {
-	env := slurmEnv(l)
-	if len(nodes) == 0 {
-		_, err := runCommand(ctx, env, "scontrol", "delete", "reservationname="+name)
-		if err != nil && strings.Contains(err.Error(), "not found") || err != nil && strings.Contains(err.Error(), "Invalid reservation") {
-			return nil
-		}
-		return err
-	}
-	list := strings.Join(nodes, ",")
-	if exists {
-		if _, err := runCommand(ctx, env, "scontrol", "update", "reservationname="+name, "nodes="+list); err == nil {
-			return nil
-		}
-	}
-	_, err := runCommand(ctx, env, "scontrol", "create", "reservation", "reservationname="+name, "nodes="+list,
-		"starttime=now", "duration=infinite", "users=root", "flags=ignore_jobs")
-	if err != nil && strings.Contains(err.Error(), "Duplicate") {
-		_, err = runCommand(ctx, env, "scontrol", "update", "reservationname="+name, "nodes="+list)
-	}
-	return err
 }
 
 // releaseSpares deletes the spare reservations once no policy applies.

@@ -12,6 +12,7 @@ import (
 
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/recipes"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/slurm"
 )
 
 // The straggler check runs on the controller: every rank of a running recipe job records its own
@@ -134,7 +135,7 @@ func (c *controller) drainStragglers(ctx context.Context, l cc.Layout, nodePart 
 			continue
 		}
 		reason := cc.HealthDrainReason(cc.CheckStraggler, ev)
-		if _, err := runCommand(ctx, slurmEnv(l), "scontrol", "update", "nodename="+n, "state=DRAIN", "reason="+reason); err != nil {
+		if err := slurmCLI(l).UpdateNodes(ctx, n, slurm.NodeUpdate{State: "DRAIN", Reason: reason}); err != nil {
 			c.log.Warn("draining a straggler", "node", n, "error", err.Error())
 			continue
 		}

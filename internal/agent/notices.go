@@ -145,10 +145,11 @@ func (s slurmNode) apply(ctx context.Context, n notice) error {
 	if err := cli.UpdateNodes(ctx, s.name, slurm.NodeUpdate{State: "DRAIN", Reason: n.reason()}); err != nil {
 		return fmt.Errorf("draining %s for a stop notice: %w", s.name, err)
 	}
-	jobs, err := cli.NodeJobs(ctx, s.name, "RUNNING")
+	running, err := cli.JobsOn(ctx, s.name, "RUNNING")
 	if err != nil {
 		return fmt.Errorf("listing the jobs on %s: %w", s.name, err)
 	}
+	jobs := slurm.JobIDs(running)
 	var errs []error
 	ids := make([]string, len(jobs))
 	for i, id := range jobs {

@@ -198,7 +198,7 @@ func TestSlurmNodeActsOnNotices(t *testing.T) {
 	if err := os.WriteFile(conf, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sc := &slurmScript{answers: map[string]string{"squeue": "41\n42\n"}}
+	sc := &slurmScript{answers: map[string]string{"squeue": "41 c-a3-0 train\n42 c-a3-[0-1] eval\n"}}
 	node := slurmNode{name: "c-a3-0", conf: []string{"/nonexistent/slurm.conf", conf}, log: quietLog(), run: sc.run}
 	ctx := context.Background()
 	stop := notice{Preempted: true}
@@ -208,7 +208,7 @@ func TestSlurmNodeActsOnNotices(t *testing.T) {
 	env := "SLURM_CONF=" + conf + "|"
 	want := []string{
 		env + "scontrol update nodename=c-a3-0 state=drain reason=" + stop.reason(),
-		env + "squeue -h -w c-a3-0 -t RUNNING -o %A",
+		env + "squeue -h -w c-a3-0 -t RUNNING -o %A %N %j",
 		env + "scancel --batch --signal=USR1 41",
 		env + "scancel --batch --signal=USR1 42",
 	}

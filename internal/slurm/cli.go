@@ -82,6 +82,26 @@ func (c CLI) Nodes(ctx context.Context, hostlist string) (map[string]NodeInfo, e
 	return nodes, nil
 }
 
+// PartitionNodes lists the names of a partition's nodes in a state sinfo's -t knows ("idle",
+// "drain", ...; "" for every state), with one sinfo.
+func (c CLI) PartitionNodes(ctx context.Context, partition, state string) ([]string, error) {
+	if err := checkHostlist(partition); err != nil {
+		return nil, err
+	}
+	args := []string{"-h", "-N", "-p", partition}
+	if state != "" {
+		if err := checkHostlist(state); err != nil {
+			return nil, err
+		}
+		args = append(args, "-t", state)
+	}
+	out, err := c.run(ctx, "sinfo", append(args, "-o", "%N")...)
+	if err != nil {
+		return nil, err
+	}
+	return strings.Fields(out), nil
+}
+
 // UpdateNodes changes the state of the nodes of a hostlist with `scontrol update` (drain with a
 // reason, resume, ...), in one call however many nodes.
 func (c CLI) UpdateNodes(ctx context.Context, hostlist string, u NodeUpdate) error {

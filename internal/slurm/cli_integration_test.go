@@ -69,12 +69,12 @@ func TestRealCLIJobLifecycle(t *testing.T) {
 		j.SubmitTime.IsZero() || j.StartTime.Before(j.SubmitTime) || j.Restarts != 0 {
 		t.Errorf("running job = %+v, want job %d on %s with its output path and times", j, id, testNode)
 	}
-	ids, err := cli.NodeJobs(ctx, testNode, "RUNNING")
-	if err != nil || !slices.Contains(ids, id) {
-		t.Errorf("NodeJobs(%s, RUNNING) = %v, %v; want it to hold %d", testNode, ids, err, id)
+	jobs, err := cli.JobsOn(ctx, testNode, "RUNNING")
+	if ids := JobIDs(jobs); err != nil || !slices.Contains(ids, id) {
+		t.Errorf("JobsOn(%s, RUNNING) = %v, %v; want it to hold %d", testNode, ids, err, id)
 	}
-	if ids, err := cli.NodeJobs(ctx, testNode, "PENDING"); err != nil || slices.Contains(ids, id) {
-		t.Errorf("NodeJobs(%s, PENDING) = %v, %v; want no job %d", testNode, ids, err, id)
+	if jobs, err := cli.JobsOn(ctx, testNode, "PENDING"); err != nil || slices.Contains(JobIDs(jobs), id) {
+		t.Errorf("JobsOn(%s, PENDING) = %v, %v; want no job %d", testNode, jobs, err, id)
 	}
 
 	// RUNNING is slurmctld's word; the script may not have set its trap yet.

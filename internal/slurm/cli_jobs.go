@@ -130,30 +130,6 @@ func (c CLI) StartJobNow(ctx context.Context, id int) error {
 	return err
 }
 
-// NodeJobs lists the ids of the jobs on a node that are in one of the given states (RUNNING,
-// COMPLETING, ...), with one squeue.
-func (c CLI) NodeJobs(ctx context.Context, node string, states ...string) ([]int, error) {
-	if err := checkHostlist(node); err != nil {
-		return nil, err
-	}
-	if len(states) == 0 {
-		return nil, errors.New("slurm: NodeJobs needs at least one job state")
-	}
-	out, err := c.run(ctx, "squeue", "-h", "-w", node, "-t", strings.Join(states, ","), "-o", "%A")
-	if err != nil {
-		return nil, err
-	}
-	var ids []int
-	for _, f := range strings.Fields(out) {
-		id, err := strconv.Atoi(f)
-		if err != nil {
-			return nil, fmt.Errorf("slurm: squeue printed %q where a job id belongs", f)
-		}
-		ids = append(ids, id)
-	}
-	return ids, nil
-}
-
 // SlurmdStartTime is when the node's slurmd last started, as slurmctld knows it (`scontrol show
 // node`): a later time than a job's start means the node rebooted under the job.
 func (c CLI) SlurmdStartTime(ctx context.Context, node string) (time.Time, error) {

@@ -2,6 +2,7 @@ package slurm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -15,18 +16,33 @@ type NodesJob struct {
 	Nodes string
 }
 
-// JobsOn lists the jobs that run on any node of a hostlist (RUNNING, CONFIGURING, COMPLETING,
-// SUSPENDED: every state that keeps a node busy), with one squeue.
-func (c CLI) JobsOn(ctx context.Context, hostlist string) ([]NodesJob, error) {
+// BusyJobStates are the job states that keep a node busy: what a drain waits out.
+var BusyJobStates = []string{"RUNNING", "CONFIGURING", "COMPLETING", "SUSPENDED"}
+
+// JobsOn lists the jobs on any node of a hostlist that are in one of the given states (RUNNING,
+// COMPLETING, ...; BusyJobStates for every state that keeps a node busy), with one squeue.
+func (c CLI) JobsOn(ctx context.Context, hostlist string, states ...string) ([]NodesJob, error) {
 	if err := checkHostlist(hostlist); err != nil {
 		return nil, err
 	}
+	if len(states) == 0 {
+		return nil, errors.New("slurm: JobsOn needs at least one job state")
+	}
 	// The name goes last: it is the one field that may hold spaces.
-	out, err := c.run(ctx, "squeue", "-h", "-w", hostlist, "-t", "RUNNING,CONFIGURING,COMPLETING,SUSPENDED", "-o", "%A %N %j")
+	out, err := c.run(ctx, "squeue", "-h", "-w", hostlist, "-t", strings.Join(states, ","), "-o", "%A %N %j")
 	if err != nil {
 		return nil, err
 	}
 	return parseNodesJobs(out)
+}
+
+// JobIDs is the ids of jobs, in their order.
+func JobIDs(jobs []NodesJob) []int {
+	ids := make([]int, len(jobs))
+	for i, j := range jobs {
+		ids[i] = j.ID
+	}
+	return ids
 }
 
 func parseNodesJobs(out string) ([]NodesJob, error) {

@@ -96,3 +96,28 @@ func TestRegisteredState(t *testing.T) {
 		}
 	}
 }
+
+// PartitionNodes is one sinfo over a partition's nodes in a state, one name a line.
+func TestCLIPartitionNodes(t *testing.T) {
+	r := &recorder{out: "c-a3-0\nc-a3-2\n"}
+	cli := CLI{Run: r.run}
+	nodes, err := cli.PartitionNodes(context.Background(), "a3", "idle")
+	if err != nil || !reflect.DeepEqual(nodes, []string{"c-a3-0", "c-a3-2"}) {
+		t.Errorf("PartitionNodes = %q, %v", nodes, err)
+	}
+	if _, err := cli.PartitionNodes(context.Background(), "a3", ""); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"|sinfo -h -N -p a3 -t idle -o %N", "|sinfo -h -N -p a3 -o %N"}
+	if !reflect.DeepEqual(r.calls, want) {
+		t.Errorf("calls = %q\nwant %q", r.calls, want)
+	}
+	for _, bad := range [][2]string{{"a3 a4", "idle"}, {"a3", "idle drain"}, {"", "idle"}} {
+		if _, err := cli.PartitionNodes(context.Background(), bad[0], bad[1]); err == nil {
+			t.Errorf("PartitionNodes(%q, %q) accepted", bad[0], bad[1])
+		}
+	}
+	if len(r.calls) != 2 {
+		t.Errorf("refused calls ran %q", r.calls[2:])
+	}
+}
