@@ -197,11 +197,13 @@ func (c *controller) reconcile(ctx context.Context, n cc.Node, attrs map[string]
 	if err := reportResumeFailures(ctx, c.rep.ga, slurmCLI(l), parts, cluster.Name); err != nil {
 		c.log.Warn("could not report resume failures", "error", err.Error())
 	}
-	if st.Applied != "" {
-		c.rep.set(ctx, cc.GuestAttrConfigHash, st.Applied)
-	}
+	// A stale error goes before the new hash is reported, so whoever sees the
+	// hash never reads the error of a configuration since replaced.
 	if st.Rejected == "" {
 		c.rep.clear(ctx, cc.GuestAttrConfigError)
+	}
+	if st.Applied != "" {
+		c.rep.set(ctx, cc.GuestAttrConfigHash, st.Applied)
 	}
 	if c.drainPending, err = c.drains(ctx, l, parts, nodes); err != nil {
 		return err
