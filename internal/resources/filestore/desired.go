@@ -77,7 +77,7 @@ func (d *desired) mismatch(got *filestorepb.Instance) string {
 		return "network.reserved_ip_range"
 	case got.GetDescription() != w.GetDescription():
 		return "description"
-	case !maps.Equal(got.GetLabels(), w.GetLabels()):
+	case !maps.Equal(tfutil.WithoutCreateMarker(got.GetLabels()), w.GetLabels()):
 		return "labels"
 	case got.GetDeletionProtectionEnabled() != w.GetDeletionProtectionEnabled():
 		return "deletion_protection"

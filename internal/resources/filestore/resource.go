@@ -10,6 +10,7 @@ import (
 
 	"cloud.google.com/go/filestore/apiv1/filestorepb"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/fieldmaskpb"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
@@ -69,10 +70,14 @@ func (r *filestoreResource) Delete(ctx context.Context, req resource.DeleteReque
 
 // create starts the create and waits for it. The REST client sends no request ID, so when the
 // transport resends a create whose first answer was lost the API says ALREADY_EXISTS: the instance
-// is then this request's own, and is adopted when it is exactly what the plan asks for.
+// is then this request's own, and is adopted when it is exactly what the plan asks for. The insert
+// carries the creation marker (see tfutil/storage_ownership.go), so that only this resource's own
+// unfinished create is adopted.
 func (r *filestoreResource) create(ctx context.Context, d *desired) (*filestorepb.Instance, error) {
 	c := r.Provider.Clients
-	op, err := c.Filestore.CreateInstance(ctx, &filestorepb.CreateInstanceRequest{Parent: d.parent(), InstanceId: d.name, Instance: d.inst})
+	in := proto.Clone(d.inst).(*filestorepb.Instance)
+	in.Labels = tfutil.WithCreateMarker(d.inst.Labels)
+	op, err := c.Filestore.CreateInstance(ctx, &filestorepb.CreateInstanceRequest{Parent: d.parent(), InstanceId: d.name, Instance: in})
 	return r.storage().Create(ctx, d.fullName(), err, func() (*filestorepb.Instance, error) {
 		return c.WaitFilestoreInstance(ctx, op.Name())
 	}, d.mismatch)
@@ -81,7 +86,8 @@ func (r *filestoreResource) create(ctx context.Context, d *desired) (*filestorep
 // storage is the lifecycle Filestore shares with Managed Lustre.
 func (r *filestoreResource) storage() tfutil.Storage[*filestorepb.Instance] {
 	return tfutil.Storage[*filestorepb.Instance]{
-		What: what, Find: r.find,
+		What: what, Type: "hypercompute_filestore", Find: r.find,
+		Labels: (*filestorepb.Instance).GetLabels,
 		Ready: func(got *filestorepb.Instance) (bool, error) {
 			switch got.GetState() {
 			case filestorepb.Instance_READY:

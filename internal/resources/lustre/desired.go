@@ -51,7 +51,7 @@ func (d *desired) mismatch(got *wire.Instance) string {
 		return "network"
 	case got.Description != w.Description:
 		return "description"
-	case !maps.Equal(got.Labels, w.Labels):
+	case !maps.Equal(tfutil.WithoutCreateMarker(got.Labels), w.Labels):
 		return "labels"
 	}
 	return ""

@@ -69,9 +69,12 @@ func (r *lustreResource) Delete(ctx context.Context, req resource.DeleteRequest,
 // create starts the create and waits for it. The client sends a request ID, so a resent create
 // answers the first one's operation; ALREADY_EXISTS still comes back when an earlier apply's create
 // succeeded after its answer was lost, and the instance is then adopted when it is exactly what the
-// plan asks for.
+// plan asks for. The insert carries the creation marker (see tfutil/storage_ownership.go), so that
+// only this resource's own unfinished create is adopted.
 func (r *lustreResource) create(ctx context.Context, d *desired) (*wire.Instance, error) {
-	op, err := r.Provider.Clients.Lustre.CreateInstance(ctx, d.parent(), d.name, d.inst)
+	in := *d.inst
+	in.Labels = tfutil.WithCreateMarker(d.inst.Labels)
+	op, err := r.Provider.Clients.Lustre.CreateInstance(ctx, d.parent(), d.name, &in)
 	return r.storage().Create(ctx, d.fullName(), err, func() (*wire.Instance, error) {
 		return r.waitInstance(ctx, op, d.fullName())
 	}, d.mismatch)
@@ -80,7 +83,8 @@ func (r *lustreResource) create(ctx context.Context, d *desired) (*wire.Instance
 // storage is the lifecycle Managed Lustre shares with Filestore.
 func (r *lustreResource) storage() tfutil.Storage[*wire.Instance] {
 	return tfutil.Storage[*wire.Instance]{
-		What: what, Find: r.find,
+		What: what, Type: "hypercompute_lustre", Find: r.find,
+		Labels:   func(got *wire.Instance) map[string]string { return got.Labels },
 		Ready:    func(got *wire.Instance) (bool, error) { return got.State == wire.StateActive, nil },
 		Deleting: func(cur *wire.Instance) bool { return cur.State == wire.StateDeleting },
 	}

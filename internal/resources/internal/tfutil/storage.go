@@ -18,12 +18,16 @@ import (
 type Storage[T any] struct {
 	// What names the instance in messages ("Filestore instance").
 	What string
+	// Type is the resource type, for the import a refused create names ("hypercompute_filestore").
+	Type string
 	// Find reads an instance by full name; a missing one is a *NotFoundError.
 	Find func(ctx context.Context, name string) (T, error)
 	// Ready says whether an adopted instance is usable, or fails for one the API gave up on.
 	Ready func(T) (bool, error)
 	// Deleting says whether an instance is being deleted (by an earlier delete).
 	Deleting func(T) bool
+	// Labels reads an instance's labels, for the creation marker (see storage_ownership.go).
+	Labels func(T) map[string]string
 }
 
 func (s Storage[T]) finder(name string) func(context.Context) (T, error) {
@@ -32,10 +36,18 @@ func (s Storage[T]) finder(name string) func(context.Context) (T, error) {
 
 // Create finishes a create call: createErr is the call's own error and wait waits on its
 // operation. ALREADY_EXISTS means an earlier try of this create succeeded after its answer was
-// lost: the instance is adopted when mismatch finds no difference from the plan, and waited for.
+// lost, or an earlier apply's create stopped before it finished: the instance is adopted when it
+// still carries the creation marker and mismatch finds no difference from the plan, and waited
+// for. An instance without the marker is someone else's: a *notOursError (IsNotOurs).
 func (s Storage[T]) Create(ctx context.Context, name string, createErr error, wait func() (T, error), mismatch func(T) string) (T, error) {
 	if createErr == nil {
 		return wait()
+	}
+	if gcp.IsAlreadyExists(gcp.Classify(createErr)) {
+		if got, err := s.Find(ctx, name); err == nil && !HasCreateMarker(s.Labels(got)) {
+			var zero T
+			return zero, &notOursError{what: s.What, resourceType: s.Type, name: name}
+		}
 	}
 	return AdoptExisting(ctx, createErr, s.What, name, s.finder(name), mismatch, func(ctx context.Context) (T, error) {
 		return WaitCreated(ctx, s.What+" "+name, s.finder(name), s.Ready)

@@ -2,6 +2,7 @@ package tfutil
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -26,10 +27,12 @@ type StorageResource[M, D, T any] struct {
 	ToDesired func(context.Context, *M) (D, diag.Diagnostics)
 	// Names gives a desired instance's ID (for messages) and full name.
 	Names func(D) (id, name string)
-	// Insert creates the instance and waits for it (with Storage.Create).
+	// Insert creates the instance, with the creation marker among its labels (WithCreateMarker),
+	// and waits for it (with Storage.Create).
 	Insert func(context.Context, D) (T, error)
 	// Patch changes in place what differs between cur and want and returns the instance after and
-	// the update mask it sent (none: nothing differed).
+	// the update mask it sent (none: nothing differed). It also removes a finished create's
+	// marker: want never carries it.
 	Patch func(ctx context.Context, name string, cur T, want D) (T, []string, error)
 	// Remove makes the delete call and waits for its operation.
 	Remove  func(ctx context.Context, name string) error
@@ -51,9 +54,21 @@ func (r StorageResource[M, D, T]) Create(ctx context.Context, req resource.Creat
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	id, name := r.Names(d)
 	inst, err := r.Insert(ctx, d)
+	if err == nil && HasCreateMarker(r.Labels(inst)) {
+		// The create finished and the instance was read back: it is no longer a half-made
+		// create that a retry may adopt. The patch removes the marker, as d has none.
+		if inst, _, err = r.Patch(ctx, name, inst, d); err != nil {
+			err = fmt.Errorf("the instance was created; removing its %s label failed: %w", CreateMarkerLabel, err)
+		}
+	}
+	if IsNotOurs(err) {
+		// Someone else's instance: nothing of it goes into this state.
+		resp.Diagnostics.AddError("Unable to create "+r.What+" "+id, err.Error())
+		return
+	}
 	if err != nil {
-		id, name := r.Names(d)
 		var ok bool
 		if inst, ok = r.CreateFailed(ctx, id, name, err, &resp.Diagnostics); !ok {
 			return

@@ -1,0 +1,72 @@
+package tfutil
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+)
+
+// Which storage instance a create may take over.
+//
+// A storage create adopts an instance of its name that already exists (ALREADY_EXISTS), so that an
+// apply stopped after the insert — the provider or Terraform killed, or the answer lost, leaving
+// nothing in the state — is finished by the next apply. The same lookup must not take over an
+// instance another Terraform state (or another tool) made: that state's destroy, or this one's,
+// would delete the other's data.
+//
+// As for hypercompute_network, only the cloud survives a crash, so the instance says how far its
+// own create got: the insert carries the label CreateMarkerLabel, and the create removes it (a
+// labels patch) once the create operation finished and the instance was read back. A create that
+// finds an instance adopts it only while it carries the label — an unfinished create of this
+// resource type — and refuses any other before making a single change; `terraform import` takes
+// over a finished one. Read hides the label, so a plan never shows it. What remains is the window
+// between the labels patch and the state being written: a crash there leaves a finished instance,
+// and the retry is refused and names the import.
+const (
+	CreateMarkerLabel = "hypercompute-create"
+	createMarkerValue = "pending"
+)
+
+// WithCreateMarker is labels plus the creation marker, for the insert; labels is not changed.
+func WithCreateMarker(labels map[string]string) map[string]string {
+	out := maps.Clone(labels)
+	if out == nil {
+		out = map[string]string{}
+	}
+	out[CreateMarkerLabel] = createMarkerValue
+	return out
+}
+
+// HasCreateMarker says whether an instance's labels mark a create that has not finished.
+func HasCreateMarker(labels map[string]string) bool {
+	return labels[CreateMarkerLabel] == createMarkerValue
+}
+
+// WithoutCreateMarker is an instance's labels as the configuration manages them: without the
+// marker. labels is not changed.
+func WithoutCreateMarker(labels map[string]string) map[string]string {
+	if _, ok := labels[CreateMarkerLabel]; !ok {
+		return labels
+	}
+	out := maps.Clone(labels)
+	delete(out, CreateMarkerLabel)
+	return out
+}
+
+// notOursError refuses a create whose instance exists and is not an unfinished create of this
+// resource type. Create records no state for it: the instance is someone else's to keep.
+type notOursError struct{ what, resourceType, name string }
+
+func (e *notOursError) Error() string {
+	return fmt.Sprintf("%s %s already exists and was not left by an unfinished create of %s (it lacks the %s=%s "+
+		"label a create carries until it finished), so another Terraform state or tool owns it. A create only "+
+		"finishes its own half-made instance. To manage it from this configuration, import it with "+
+		"terraform import %s.<name> %s (or an import block); otherwise choose another name.",
+		e.what, e.name, e.resourceType, CreateMarkerLabel, createMarkerValue, e.resourceType, e.name)
+}
+
+// IsNotOurs says whether a create was refused because the instance belongs to someone else.
+func IsNotOurs(err error) bool {
+	var n *notOursError
+	return errors.As(err, &n)
+}
