@@ -79,6 +79,10 @@ func TestAccFilestore_invalidInput(t *testing.T) {
   share = { capacity_gb = 1024 }
   labels = { Team = "ml" }
 ` + net, `labels: label key "Team" is invalid: it contains uppercase letters`},
+		{"the provider's own label", `  tier = "BASIC_HDD"
+  share = { capacity_gb = 1024 }
+  labels = { hypercompute-create = "pending" }
+` + net, `labels: label key "hypercompute-create" is reserved`},
 		{"reason without protection", `  tier = "BASIC_HDD"
   share = { capacity_gb = 1024 }
   deletion_protection        = false

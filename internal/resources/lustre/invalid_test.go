@@ -40,6 +40,7 @@ resource "hypercompute_lustre" "test" {
 		{"name ending in a hyphen", cfg("hc-data-", "lustrefs", net), `name: Lustre instance ID "hc-data-" is invalid: it ends with a hyphen`},
 		{"malformed network", cfg("hc-data", "lustrefs", "  network = \"projects/p/regions/r/networks/n\"\n"), `network: "projects/p/regions/r/networks/n" is not a network name`},
 		{"label value with a dot", cfg("hc-data", "lustrefs", net+"  labels = { version = \"1.2\" }\n"), `labels: the value "1.2" of label "version" is invalid: it contains '\.'`},
+		{"the provider's own label", cfg("hc-data", "lustrefs", net+"  labels = { hypercompute-create = \"pending\" }\n"), `labels: label key "hypercompute-create" is reserved`},
 		{"description too long", cfg("hc-data", "lustrefs", net+fmt.Sprintf("  description = %q\n", longText(2049))), `description string length must be at most 2048`},
 	}
 	for _, tc := range cases {

@@ -1,9 +1,13 @@
 package tfutil
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
+
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 )
 
 // Which storage instance a create may take over.
@@ -69,4 +73,33 @@ func (e *notOursError) Error() string {
 func IsNotOurs(err error) bool {
 	var n *notOursError
 	return errors.As(err, &n)
+}
+
+// StorageLabelsAttribute is the `labels` attribute of a storage instance: LabelsAttribute, with
+// the creation marker's key refused, since Read hides that label and a configuration setting it
+// would never converge.
+func StorageLabelsAttribute(what string) schema.MapAttribute {
+	a := LabelsAttribute(what)
+	a.MarkdownDescription += " The label `" + CreateMarkerLabel + "` is the provider's own (it marks a create that has not finished) and cannot be set."
+	a.Validators = append(a.Validators, markerKeyValidator{})
+	return a
+}
+
+type markerKeyValidator struct{}
+
+func (markerKeyValidator) Description(context.Context) string {
+	return "the label " + CreateMarkerLabel + " is reserved for the provider"
+}
+func (v markerKeyValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (markerKeyValidator) ValidateMap(_ context.Context, req validator.MapRequest, resp *validator.MapResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if _, ok := req.ConfigValue.Elements()[CreateMarkerLabel]; ok {
+		AddInvalid(&resp.Diagnostics, req.Path, "label key \""+CreateMarkerLabel+"\" is reserved: the provider sets it while a create "+
+			"has not finished, to tell its own half-made instance from someone else's; choose another key")
+	}
 }
