@@ -13,6 +13,18 @@ import (
 // of the repository the test runs in).
 func Example(t testing.TB, resourceType string) string {
 	t.Helper()
+	return example(t, "resources", resourceType, "resource.tf")
+}
+
+// DataSourceExample is the documentation's example of a data source type
+// (examples/data-sources/<type>/data-source.tf).
+func DataSourceExample(t testing.TB, dataSourceType string) string {
+	t.Helper()
+	return example(t, "data-sources", dataSourceType, "data-source.tf")
+}
+
+func example(t testing.TB, kind, typeName, file string) string {
+	t.Helper()
 	dir, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
@@ -27,7 +39,7 @@ func Example(t testing.TB, resourceType string) string {
 		}
 		dir = parent
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "examples", "resources", resourceType, "resource.tf"))
+	b, err := os.ReadFile(filepath.Join(dir, "examples", kind, typeName, file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,10 +51,17 @@ func Example(t testing.TB, resourceType string) string {
 func PlanExample(t *testing.T, factories map[string]func() (tfprotov6.ProviderServer, error), resourceType string) {
 	t.Helper()
 	env := New(t)
+	env.PlanConfig(t, factories, Example(t, resourceType))
+}
+
+// PlanConfig checks that config (an example with what it refers to) passes every plan-time
+// check against this local cloud: it plans changes and no error.
+func (e *Env) PlanConfig(t *testing.T, factories map[string]func() (tfprotov6.ProviderServer, error), config string) {
+	t.Helper()
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: factories,
 		Steps: []resource.TestStep{{
-			Config:             env.Config(Example(t, resourceType)),
+			Config:             e.Config(config),
 			PlanOnly:           true,
 			ExpectNonEmptyPlan: true,
 		}},

@@ -2,18 +2,14 @@ package healthpolicy_test
 
 import (
 	"context"
-	"fmt"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	compute "cloud.google.com/go/compute/apiv1"
-	"cloud.google.com/go/compute/apiv1/computepb"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/acctest"
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
@@ -29,56 +25,16 @@ var factories = func() map[string]func() (tfprotov6.ProviderServer, error) {
 
 const addr = "hypercompute_health_policy.test"
 
-// apiCluster is a training cluster made through the API, as hypercompute_training_cluster and
-// hypercompute_node_partition leave it: a controller VM holding the cluster's configuration and
-// the partition keys cpu (n2-standard-4) and a3 (a3-highgpu-8g).
+// apiCluster is a training cluster made through the API (acctest.APICluster) with the partition
+// keys cpu (n2-standard-4) and a3 (a3-highgpu-8g).
 func apiCluster(t *testing.T, env *acctest.Env, name string) string {
 	t.Helper()
-	ctx := context.Background()
-	cl := env.Clients()
-	network := name + "-net"
-	wait := func(o *compute.Operation, err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := cl.WaitCompute(ctx, o); err != nil {
-			t.Fatal(err)
-		}
-	}
-	wait(cl.Networks.Insert(ctx, &computepb.InsertNetworkRequest{Project: acctest.Project, NetworkResource: &computepb.Network{
-		Name: proto.String(network), AutoCreateSubnetworks: proto.Bool(false)}}))
-	wait(cl.Subnetworks.Insert(ctx, &computepb.InsertSubnetworkRequest{Project: acctest.Project, Region: acctest.Region, SubnetworkResource: &computepb.Subnetwork{
-		Name: proto.String(network + "-subnet"), Network: proto.String("projects/" + acctest.Project + "/global/networks/" + network), IpCidrRange: proto.String("10.0.0.0/16")}}))
-	c := cc.Cluster{
+	return env.APICluster(t, cc.Cluster{
 		Name:       name,
 		Controller: cc.Controller{Hostname: cc.ControllerName(name)},
 		Mounts:     cc.Mounts{Home: cc.NFSMount{Server: "10.0.9.2", Share: "/home"}},
 		Agents:     []cc.AgentRef{{Version: "0.1.0", URL: "https://example.com/hypercompute-agent", SHA256: strings.Repeat("ab", 32)}},
-	}
-	cfg, err := cc.EncodeCluster(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	items := []*computepb.Items{
-		{Key: proto.String(cc.ClusterKey), Value: proto.String(string(cfg))},
-		{Key: proto.String(cc.GuestAttributesKey), Value: proto.String("TRUE")},
-	}
-	for _, p := range []cc.Partition{{Name: "cpu", MachineType: "n2-standard-4", StaticNodes: 2}, {Name: "a3", MachineType: "a3-highgpu-8g", StaticNodes: 2}} {
-		b, err := cc.EncodePartition(name, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		items = append(items, &computepb.Items{Key: proto.String(cc.PartitionKey(p.Name)), Value: proto.String(string(b))})
-	}
-	wait(cl.Instances.Insert(ctx, &computepb.InsertInstanceRequest{Project: acctest.Project, Zone: acctest.Zone, InstanceResource: &computepb.Instance{
-		Name: proto.String(cc.ControllerName(name)), MachineType: proto.String("n2-standard-8"),
-		Disks: []*computepb.AttachedDisk{{Boot: proto.Bool(true), InitializeParams: &computepb.AttachedDiskInitializeParams{
-			SourceImage: proto.String("projects/debian-cloud/global/images/family/debian-12")}}},
-		NetworkInterfaces: []*computepb.NetworkInterface{{Subnetwork: proto.String("regions/" + acctest.Region + "/subnetworks/" + network + "-subnet")}},
-		Metadata:          &computepb.Metadata{Items: items},
-	}}))
-	return fmt.Sprintf("projects/%s/zones/%s/clusters/%s", acctest.Project, acctest.Zone, name)
+	}, []cc.Partition{{Name: "cpu", MachineType: "n2-standard-4", StaticNodes: 2}, {Name: "a3", MachineType: "a3-highgpu-8g", StaticNodes: 2}})
 }
 
 // fakeController plays the controller agent's policy handling in API-only tests: it decodes every
@@ -95,21 +51,9 @@ type fakeController struct {
 
 func startFakeController(t *testing.T, env *acctest.Env, cluster string) *fakeController {
 	t.Helper()
-	svc, ok := env.Server.Component("instances").(*instances.Service)
-	if !ok {
-		t.Fatal("the emulator has no instances service")
-	}
-	f := &fakeController{svc: svc, key: instances.InstanceKey(acctest.Project, acctest.Zone, cc.ControllerName(cluster)), reported: map[string]bool{}}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for ctx.Err() == nil {
-			f.tick()
-			time.Sleep(50 * time.Millisecond)
-		}
-	}()
-	t.Cleanup(func() { cancel(); <-done })
+	svc, key := env.ControllerVM(t, cluster)
+	f := &fakeController{svc: svc, key: key, reported: map[string]bool{}}
+	acctest.Every(t, 50*time.Millisecond, f.tick)
 	return f
 }
 

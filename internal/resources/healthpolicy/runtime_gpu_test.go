@@ -26,29 +26,7 @@ import (
 // (one L4 each: GPU tool stand-ins and device files), a health policy whose gpu and ecc checks
 // reimage a failed node, and the CPU recipe training on both nodes with checkpoints every 10 s.
 func gpuRuntimeConfig(agentPath, agentSHA string) string {
-	return fmt.Sprintf(`
-resource "hypercompute_network" "net" {
-  name   = "hhg-net"
-  subnet = { cidr = "10.0.0.0/20" }
-}
-
-resource "hypercompute_filestore" "home" {
-  name                = "hhg-home"
-  tier                = "BASIC_HDD"
-  share               = { capacity_gb = 1024 }
-  network             = { name = hypercompute_network.net.name }
-  deletion_protection = false
-}
-
-resource "hypercompute_training_cluster" "c" {
-  name                = "hhg"
-  network             = hypercompute_network.net.name
-  home                = { filestore = hypercompute_filestore.home.id }
-  agent               = { url = "file://%s", sha256 = %q }
-  deletion_protection = false
-  timeouts            = { create = "5m", update = "3m" }
-}
-
+	return acctest.RuntimeClusterConfig("hhg", agentPath, agentSHA) + `
 resource "hypercompute_node_partition" "gpu" {
   cluster           = hypercompute_training_cluster.c.id
   name              = "gpu"
@@ -87,7 +65,7 @@ resource "hypercompute_recipe_job" "train" {
   timeouts   = { create = "4m", delete = "2m" }
   depends_on = [hypercompute_health_policy.gpu]
 }
-`, agentPath, agentSHA)
+`
 }
 
 // requireTorchForHealth skips where Debian's PyTorch is missing (the CPU recipe trains with it).

@@ -18,29 +18,7 @@ import (
 // compute time per step is drained), and the CPU recipe training on both, each rank recording its
 // step timing every 2 steps.
 func stragglerConfig(agentPath, agentSHA string) string {
-	return fmt.Sprintf(`
-resource "hypercompute_network" "net" {
-  name   = "hhs-net"
-  subnet = { cidr = "10.0.0.0/20" }
-}
-
-resource "hypercompute_filestore" "home" {
-  name                = "hhs-home"
-  tier                = "BASIC_HDD"
-  share               = { capacity_gb = 1024 }
-  network             = { name = hypercompute_network.net.name }
-  deletion_protection = false
-}
-
-resource "hypercompute_training_cluster" "c" {
-  name                = "hhs"
-  network             = hypercompute_network.net.name
-  home                = { filestore = hypercompute_filestore.home.id }
-  agent               = { url = "file://%s", sha256 = %q }
-  deletion_protection = false
-  timeouts            = { create = "5m", update = "3m" }
-}
-
+	return acctest.RuntimeClusterConfig("hhs", agentPath, agentSHA) + `
 resource "hypercompute_node_partition" "cpu" {
   cluster           = hypercompute_training_cluster.c.id
   name              = "cpu"
@@ -74,7 +52,7 @@ resource "hypercompute_recipe_job" "train" {
   timeouts   = { create = "4m", delete = "2m" }
   depends_on = [hypercompute_health_policy.s]
 }
-`, agentPath, agentSHA)
+`
 }
 
 // The straggler check on the local runtime with the real trainer: one node of a running recipe

@@ -19,37 +19,7 @@ import (
 // with the agent built from this tree, a CPU partition of two static nodes — under a health policy
 // whose disk check reboots a node whose /tmp runs full, and the cluster's health records.
 func runtimeConfig(agentPath, agentSHA string, withData bool) string {
-	cfg := fmt.Sprintf(`
-resource "hypercompute_network" "net" {
-  name   = "hhp-net"
-  subnet = { cidr = "10.0.0.0/20" }
-}
-
-resource "hypercompute_filestore" "home" {
-  name                = "hhp-home"
-  tier                = "BASIC_HDD"
-  share               = { capacity_gb = 1024 }
-  network             = { name = hypercompute_network.net.name }
-  deletion_protection = false
-}
-
-resource "hypercompute_training_cluster" "c" {
-  name                = "hhp"
-  network             = hypercompute_network.net.name
-  home                = { filestore = hypercompute_filestore.home.id }
-  agent               = { url = "file://%s", sha256 = %q }
-  deletion_protection = false
-  timeouts            = { create = "5m", update = "3m" }
-}
-
-resource "hypercompute_node_partition" "cpu" {
-  cluster           = hypercompute_training_cluster.c.id
-  name              = "cpu"
-  machine_type      = "n2-standard-2"
-  static_node_count = 2
-  timeouts          = { create = "5m" }
-}
-
+	cfg := acctest.RuntimeClusterConfig("hhp", agentPath, agentSHA) + acctest.RuntimeCPUPartitionConfig + `
 resource "hypercompute_health_policy" "test" {
   cluster          = hypercompute_training_cluster.c.id
   name             = "default"
@@ -61,7 +31,7 @@ resource "hypercompute_health_policy" "test" {
   ]
   timeouts = { create = "3m", delete = "2m" }
 }
-`, agentPath, agentSHA)
+`
 	if withData {
 		cfg += `
 data "hypercompute_cluster_health" "c" {

@@ -18,29 +18,7 @@ import (
 // runtimeConfig is a real cluster on the local runtime (network, Filestore /home, controller with
 // the agent built from this tree) and a dynamic partition: no VM exists until a job asks for one.
 func runtimeConfig(agentPath, agentSHA string) string {
-	return fmt.Sprintf(`
-resource "hypercompute_network" "net" {
-  name   = "hce-net"
-  subnet = { cidr = "10.0.0.0/20" }
-}
-
-resource "hypercompute_filestore" "home" {
-  name                = "hce-home"
-  tier                = "BASIC_HDD"
-  share               = { capacity_gb = 1024 }
-  network             = { name = hypercompute_network.net.name }
-  deletion_protection = false
-}
-
-resource "hypercompute_training_cluster" "c" {
-  name                = "hce"
-  network             = hypercompute_network.net.name
-  home                = { filestore = hypercompute_filestore.home.id }
-  agent               = { url = "file://%s", sha256 = %q }
-  deletion_protection = false
-  timeouts            = { create = "5m", update = "3m" }
-}
-
+	return acctest.RuntimeClusterConfig("hce", agentPath, agentSHA) + `
 resource "hypercompute_node_partition" "test" {
   cluster                = hypercompute_training_cluster.c.id
   name                   = "dyn"
@@ -53,7 +31,7 @@ resource "hypercompute_node_partition" "test" {
   }
   timeouts = { create = "5m" }
 }
-`, agentPath, agentSHA)
+`
 }
 
 // A job submitted to a dynamic partition makes slurmctld call the agent's ResumeProgram, which

@@ -9,11 +9,8 @@ import (
 	"testing"
 	"time"
 
-	compute "cloud.google.com/go/compute/apiv1"
-	"cloud.google.com/go/compute/apiv1/computepb"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/acctest"
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
@@ -30,29 +27,12 @@ var factories = func() map[string]func() (tfprotov6.ProviderServer, error) {
 
 const addr = "hypercompute_recipe_job.test"
 
-// apiCluster is a training cluster made through the API, as hypercompute_training_cluster and
-// hypercompute_node_partition leave it: a controller VM holding the cluster's configuration and
-// partition keys (cpu: 2 static n2-standard-4 nodes; l4 and a3h: 2 static g2-standard-24 and
+// apiCluster is a training cluster made through the API (acctest.APICluster) with the partition
+// keys (cpu: 2 static n2-standard-4 nodes; l4 and a3h: 2 static g2-standard-24 and
 // a3-highgpu-8g nodes; a3m: 2 static a3-megagpu-8g nodes), /home, a bucket mounted at /gcs/ckpt
 // and, with lustre, Managed Lustre at /lustre.
 func apiCluster(t *testing.T, env *acctest.Env, name string, lustre bool) string {
 	t.Helper()
-	ctx := context.Background()
-	cl := env.Clients()
-	network := name + "-net"
-	wait := func(o *compute.Operation, err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := cl.WaitCompute(ctx, o); err != nil {
-			t.Fatal(err)
-		}
-	}
-	wait(cl.Networks.Insert(ctx, &computepb.InsertNetworkRequest{Project: acctest.Project, NetworkResource: &computepb.Network{
-		Name: proto.String(network), AutoCreateSubnetworks: proto.Bool(false)}}))
-	wait(cl.Subnetworks.Insert(ctx, &computepb.InsertSubnetworkRequest{Project: acctest.Project, Region: acctest.Region, SubnetworkResource: &computepb.Subnetwork{
-		Name: proto.String(network + "-subnet"), Network: proto.String("projects/" + acctest.Project + "/global/networks/" + network), IpCidrRange: proto.String("10.0.0.0/16")}}))
 	c := cc.Cluster{
 		Name:       name,
 		Controller: cc.Controller{Hostname: cc.ControllerName(name)},
@@ -66,34 +46,12 @@ func apiCluster(t *testing.T, env *acctest.Env, name string, lustre bool) string
 		// 18,000 GiB at 500 MBps/TiB: 8,789 MB/s of checkpoint bandwidth.
 		c.Mounts.Lustre = &cc.LustreMount{Address: "10.0.9.3", FSName: "lfs", CapacityGiB: 18000, Throughput: 500}
 	}
-	cfg, err := cc.EncodeCluster(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	items := []*computepb.Items{
-		{Key: proto.String(cc.ClusterKey), Value: proto.String(string(cfg))},
-		{Key: proto.String(cc.GuestAttributesKey), Value: proto.String("TRUE")},
-	}
-	for _, p := range []cc.Partition{
+	return env.APICluster(t, c, []cc.Partition{
 		{Name: "cpu", MachineType: "n2-standard-4", StaticNodes: 2},
 		{Name: "l4", MachineType: "g2-standard-24", StaticNodes: 2},
 		{Name: "a3h", MachineType: "a3-highgpu-8g", StaticNodes: 2},
 		{Name: "a3m", MachineType: "a3-megagpu-8g", StaticNodes: 2},
-	} {
-		b, err := cc.EncodePartition(name, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		items = append(items, &computepb.Items{Key: proto.String(cc.PartitionKey(p.Name)), Value: proto.String(string(b))})
-	}
-	wait(cl.Instances.Insert(ctx, &computepb.InsertInstanceRequest{Project: acctest.Project, Zone: acctest.Zone, InstanceResource: &computepb.Instance{
-		Name: proto.String(cc.ControllerName(name)), MachineType: proto.String("n2-standard-8"),
-		Disks: []*computepb.AttachedDisk{{Boot: proto.Bool(true), InitializeParams: &computepb.AttachedDiskInitializeParams{
-			SourceImage: proto.String("projects/debian-cloud/global/images/family/debian-12")}}},
-		NetworkInterfaces: []*computepb.NetworkInterface{{Subnetwork: proto.String("regions/" + acctest.Region + "/subnetworks/" + network + "-subnet")}},
-		Metadata:          &computepb.Metadata{Items: items},
-	}}))
-	return fmt.Sprintf("projects/%s/zones/%s/clusters/%s", acctest.Project, acctest.Zone, name)
+	})
 }
 
 // fakeJobs plays the controller agent's job handling in API-only tests: for every job key it
@@ -113,22 +71,9 @@ type fakeJobs struct {
 
 func startFakeJobs(t *testing.T, env *acctest.Env, cluster string) *fakeJobs {
 	t.Helper()
-	svc, ok := env.Server.Component("instances").(*instances.Service)
-	if !ok {
-		t.Fatal("the emulator has no instances service")
-	}
-	f := &fakeJobs{svc: svc, key: instances.InstanceKey(acctest.Project, acctest.Zone, cc.ControllerName(cluster)),
-		jobs: map[string]int{}, states: map[string]string{}}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for ctx.Err() == nil {
-			f.tick()
-			time.Sleep(100 * time.Millisecond)
-		}
-	}()
-	t.Cleanup(func() { cancel(); <-done })
+	svc, key := env.ControllerVM(t, cluster)
+	f := &fakeJobs{svc: svc, key: key, jobs: map[string]int{}, states: map[string]string{}}
+	acctest.Every(t, 100*time.Millisecond, f.tick)
 	return f
 }
 

@@ -23,37 +23,7 @@ import (
 // runtimeBase is a real cluster on the local runtime: network, Filestore /home, the controller
 // with the agent built from this tree, and a CPU partition of two static nodes.
 func runtimeBase(agentPath, agentSHA string) string {
-	return fmt.Sprintf(`
-resource "hypercompute_network" "net" {
-  name   = "hrj-net"
-  subnet = { cidr = "10.0.0.0/20" }
-}
-
-resource "hypercompute_filestore" "home" {
-  name                = "hrj-home"
-  tier                = "BASIC_HDD"
-  share               = { capacity_gb = 1024 }
-  network             = { name = hypercompute_network.net.name }
-  deletion_protection = false
-}
-
-resource "hypercompute_training_cluster" "c" {
-  name                = "hrj"
-  network             = hypercompute_network.net.name
-  home                = { filestore = hypercompute_filestore.home.id }
-  agent               = { url = "file://%s", sha256 = %q }
-  deletion_protection = false
-  timeouts            = { create = "5m", update = "3m" }
-}
-
-resource "hypercompute_node_partition" "cpu" {
-  cluster           = hypercompute_training_cluster.c.id
-  name              = "cpu"
-  machine_type      = "n2-standard-2"
-  static_node_count = 2
-  timeouts          = { create = "5m" }
-}
-`, agentPath, agentSHA)
+	return acctest.RuntimeClusterConfig("hrj", agentPath, agentSHA) + acctest.RuntimeCPUPartitionConfig
 }
 
 func runtimeJob(name string, maxSteps int, interval, waitFor string) string {
