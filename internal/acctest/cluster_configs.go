@@ -2,45 +2,63 @@ package acctest
 
 import "fmt"
 
-// RuntimeClusterConfig is the Terraform of a real cluster on the local runtime, for the runtime
-// tests of the resources that build on one: a network (name-net), a Filestore /home
-// (name-home) and the training cluster name, its controller running the agent at agentPath
-// (AgentBinary). Their addresses are hypercompute_network.net, hypercompute_filestore.home and
-// hypercompute_training_cluster.c.
-func RuntimeClusterConfig(name, agentPath, agentSHA string) string {
+// ClusterConfig is the Terraform of a cluster for the tests of the resources that build on one: a
+// network (hypercompute_network.net, named name-net), a Filestore /home
+// (hypercompute_filestore.home, name-home) and the training cluster name
+// (hypercompute_training_cluster.c) whose agent is at agentURL, with extra lines of the cluster's
+// block (deletion_protection, timeouts, login, ...).
+func ClusterConfig(name, agentURL, agentSHA, extra string) string {
 	return fmt.Sprintf(`
 resource "hypercompute_network" "net" {
-  name   = "%[1]s-net"
+  name   = "%s-net"
   subnet = { cidr = "10.0.0.0/20" }
 }
+`, name) + homeAndCluster("net", name+"-home", "c", name, agentURL, agentSHA, extra)
+}
 
+// homeAndCluster is a Filestore /home on the network at hypercompute_network.<network> and a
+// training cluster at hypercompute_training_cluster.<address> that mounts it.
+func homeAndCluster(network, home, address, name, agentURL, agentSHA, extra string) string {
+	return fmt.Sprintf(`
 resource "hypercompute_filestore" "home" {
-  name                = "%[1]s-home"
+  name                = %q
   tier                = "BASIC_HDD"
   share               = { capacity_gb = 1024 }
-  network             = { name = hypercompute_network.net.name }
+  network             = { name = hypercompute_network.%s.name }
   deletion_protection = false
 }
 
-resource "hypercompute_training_cluster" "c" {
-  name                = %[1]q
-  network             = hypercompute_network.net.name
-  home                = { filestore = hypercompute_filestore.home.id }
-  agent               = { url = "file://%[2]s", sha256 = %[3]q }
-  deletion_protection = false
+resource "hypercompute_training_cluster" %q {
+  name    = %q
+  network = hypercompute_network.%s.name
+  home    = { filestore = hypercompute_filestore.home.id }
+  agent   = { url = %q, sha256 = %q }
+%s}
+`, home, network, address, name, network, agentURL, agentSHA, extra)
+}
+
+// RuntimeClusterConfig is ClusterConfig on the local runtime, its controller running the agent at
+// agentPath (AgentBinary).
+func RuntimeClusterConfig(name, agentPath, agentSHA string) string {
+	return ClusterConfig(name, "file://"+agentPath, agentSHA, `  deletion_protection = false
   timeouts            = { create = "5m", update = "3m" }
-}
-`, name, agentPath, agentSHA)
+`)
 }
 
-// RuntimeCPUPartitionConfig is a partition cpu of two static n2-standard-2 nodes in
-// RuntimeClusterConfig's cluster, at hypercompute_node_partition.cpu.
-const RuntimeCPUPartitionConfig = `
-resource "hypercompute_node_partition" "cpu" {
+// RuntimePartitionConfig is a partition of static nodes in ClusterConfig's cluster, named name
+// at hypercompute_node_partition.<address>.
+func RuntimePartitionConfig(address, name, machineType string, staticNodes int) string {
+	return fmt.Sprintf(`
+resource "hypercompute_node_partition" %q {
   cluster           = hypercompute_training_cluster.c.id
-  name              = "cpu"
-  machine_type      = "n2-standard-2"
-  static_node_count = 2
+  name              = %q
+  machine_type      = %q
+  static_node_count = %d
   timeouts          = { create = "5m" }
 }
-`
+`, address, name, machineType, staticNodes)
+}
+
+// RuntimeCPUPartitionConfig is a partition cpu of two static n2-standard-2 nodes, at
+// hypercompute_node_partition.cpu.
+var RuntimeCPUPartitionConfig = RuntimePartitionConfig("cpu", "cpu", "n2-standard-2", 2)

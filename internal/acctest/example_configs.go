@@ -34,22 +34,7 @@ resource "hypercompute_node_partition" "a3mega" {
 
 // ExampleClusterConfig is hypercompute_filestore.home and hypercompute_training_cluster.prod on
 // ExampleNetworkConfig's network (which it leaves out: some examples define it themselves).
-var ExampleClusterConfig = `
-resource "hypercompute_filestore" "home" {
-  name                = "ml-prod-home"
-  tier                = "BASIC_HDD"
-  share               = { capacity_gb = 1024 }
-  network             = { name = hypercompute_network.cluster.name }
-  deletion_protection = false
-}
-
-resource "hypercompute_training_cluster" "prod" {
-  name    = "prod"
-  network = hypercompute_network.cluster.name
-  home    = { filestore = hypercompute_filestore.home.id }
-  agent   = { url = "https://example.com/hypercompute-agent", sha256 = "` + strings.Repeat("ab", 32) + `" }
-}
-`
+var ExampleClusterConfig = homeAndCluster("cluster", "ml-prod-home", "prod", "prod", "https://example.com/hypercompute-agent", strings.Repeat("ab", 32), "")
 
 // SeedExampleReservation makes the reservation ExampleA3MegaPartitionConfig consumes (a3mega:
 // 16 A3 Mega VMs in this project's zone), which the plan-time pre-flight reads.

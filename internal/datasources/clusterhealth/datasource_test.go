@@ -1,20 +1,16 @@
 package clusterhealth_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
-	compute "cloud.google.com/go/compute/apiv1"
-	"cloud.google.com/go/compute/apiv1/computepb"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/acctest"
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
-	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/instances"
 )
 
 const ds = "data.hypercompute_cluster_health.test"
@@ -31,35 +27,19 @@ data "hypercompute_cluster_health" "test" {
 // agent reports.
 func controller(t *testing.T, env *acctest.Env, name string, attrs map[string]string) string {
 	t.Helper()
-	ctx := context.Background()
-	cl := env.Clients()
-	wait := func(o *compute.Operation, err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := cl.WaitCompute(ctx, o); err != nil {
-			t.Fatal(err)
-		}
-	}
-	wait(cl.Networks.Insert(ctx, &computepb.InsertNetworkRequest{Project: acctest.Project, NetworkResource: &computepb.Network{Name: proto.String("n"), AutoCreateSubnetworks: proto.Bool(false)}}))
-	wait(cl.Subnetworks.Insert(ctx, &computepb.InsertSubnetworkRequest{Project: acctest.Project, Region: acctest.Region, SubnetworkResource: &computepb.Subnetwork{
-		Name: proto.String("s"), Network: proto.String("projects/" + acctest.Project + "/global/networks/n"), IpCidrRange: proto.String("10.0.0.0/16")}}))
-	wait(cl.Instances.Insert(ctx, &computepb.InsertInstanceRequest{Project: acctest.Project, Zone: acctest.Zone, InstanceResource: &computepb.Instance{
-		Name: proto.String(cc.ControllerName(name)), MachineType: proto.String("n2-standard-8"),
-		Disks: []*computepb.AttachedDisk{{Boot: proto.Bool(true), InitializeParams: &computepb.AttachedDiskInitializeParams{
-			SourceImage: proto.String("projects/debian-cloud/global/images/family/debian-12")}}},
-		NetworkInterfaces: []*computepb.NetworkInterface{{Subnetwork: proto.String("regions/" + acctest.Region + "/subnetworks/s")}},
-		Metadata:          &computepb.Metadata{Items: []*computepb.Items{{Key: proto.String(cc.GuestAttributesKey), Value: proto.String("TRUE")}}},
-	}}))
-	svc := env.Server.Component("instances").(*instances.Service)
-	key := instances.InstanceKey(acctest.Project, acctest.Zone, cc.ControllerName(name))
+	id := env.APICluster(t, cc.Cluster{
+		Name:       name,
+		Controller: cc.Controller{Hostname: cc.ControllerName(name)},
+		Mounts:     cc.Mounts{Home: cc.NFSMount{Server: "10.0.9.2", Share: "/home"}},
+		Agents:     []cc.AgentRef{{Version: "0.1.0", URL: "https://example.com/hypercompute-agent", SHA256: strings.Repeat("ab", 32)}},
+	}, nil)
+	svc, key := env.ControllerVM(t, name)
 	for k, v := range attrs {
 		if err := svc.PutGuestAttribute(key, cc.GuestAttributeNamespace, k, v); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return fmt.Sprintf("projects/%s/zones/%s/clusters/%s", acctest.Project, acctest.Zone, name)
+	return id
 }
 
 func js(t *testing.T, v any) string {

@@ -26,14 +26,7 @@ import (
 // (one L4 each: GPU tool stand-ins and device files), a health policy whose gpu and ecc checks
 // reimage a failed node, and the CPU recipe training on both nodes with checkpoints every 10 s.
 func gpuRuntimeConfig(agentPath, agentSHA string) string {
-	return acctest.RuntimeClusterConfig("hhg", agentPath, agentSHA) + `
-resource "hypercompute_node_partition" "gpu" {
-  cluster           = hypercompute_training_cluster.c.id
-  name              = "gpu"
-  machine_type      = "g2-standard-4"
-  static_node_count = 2
-  timeouts          = { create = "5m" }
-}
+	return acctest.RuntimeClusterConfig("hhg", agentPath, agentSHA) + acctest.RuntimePartitionConfig("gpu", "gpu", "g2-standard-4", 2) + `
 
 resource "hypercompute_health_policy" "gpu" {
   cluster          = hypercompute_training_cluster.c.id

@@ -18,14 +18,7 @@ import (
 // compute time per step is drained), and the CPU recipe training on both, each rank recording its
 // step timing every 2 steps.
 func stragglerConfig(agentPath, agentSHA string) string {
-	return acctest.RuntimeClusterConfig("hhs", agentPath, agentSHA) + `
-resource "hypercompute_node_partition" "cpu" {
-  cluster           = hypercompute_training_cluster.c.id
-  name              = "cpu"
-  machine_type      = "n2-standard-2"
-  static_node_count = 2
-  timeouts          = { create = "5m" }
-}
+	return acctest.RuntimeClusterConfig("hhs", agentPath, agentSHA) + acctest.RuntimeCPUPartitionConfig + `
 
 resource "hypercompute_health_policy" "s" {
   cluster          = hypercompute_training_cluster.c.id

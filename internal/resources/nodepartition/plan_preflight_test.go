@@ -13,29 +13,9 @@ import (
 // blueprint is what a user writes on day one: a network, /home, a cluster and its partitions,
 // none of which exists yet.
 func blueprint(partitions ...string) string {
-	return `
-resource "hypercompute_network" "net" {
-  name   = "hpf-net"
-  subnet = { cidr = "10.0.0.0/20" }
-}
-
-resource "hypercompute_filestore" "home" {
-  name                = "hpf-home"
-  tier                = "BASIC_HDD"
-  share               = { capacity_gb = 1024 }
-  network             = { name = hypercompute_network.net.name }
-  deletion_protection = false
-}
-
-resource "hypercompute_training_cluster" "c" {
-  name                = "hpf"
-  network             = hypercompute_network.net.name
-  home                = { filestore = hypercompute_filestore.home.id }
-  agent               = { url = "https://example.com/hypercompute-agent", sha256 = "` + strings.Repeat("ab", 32) + `" }
-  deletion_protection = false
+	return acctest.ClusterConfig("hpf", "https://example.com/hypercompute-agent", strings.Repeat("ab", 32), `  deletion_protection = false
   timeouts            = { create = "1m" }
-}
-` + strings.Join(partitions, "\n")
+`) + strings.Join(partitions, "\n")
 }
 
 func gpuPartition(res, name string, static int) string {

@@ -43,30 +43,10 @@ func rolledAgent(t *testing.T, agentPath string) (string, string) {
 }
 
 func rollConfig(agentPath, agentSHA string) string {
-	return fmt.Sprintf(`
-resource "hypercompute_network" "net" {
-  name   = "hcr-net"
-  subnet = { cidr = "10.0.0.0/20" }
-}
-
-resource "hypercompute_filestore" "home" {
-  name                = "hcr-home"
-  tier                = "BASIC_HDD"
-  share               = { capacity_gb = 1024 }
-  network             = { name = hypercompute_network.net.name }
-  deletion_protection = false
-}
-
-resource "hypercompute_training_cluster" "c" {
-  name                = "hcr"
-  network             = hypercompute_network.net.name
-  home                = { filestore = hypercompute_filestore.home.id }
-  agent               = { url = "file://%s", sha256 = %q }
-  login               = { count = 0 }
+	return acctest.ClusterConfig("hcr", "file://"+agentPath, agentSHA, `  login               = { count = 0 }
   deletion_protection = false
   timeouts            = { create = "5m", update = "3m" }
-}
-
+`) + `
 resource "hypercompute_node_partition" "st" {
   cluster                  = hypercompute_training_cluster.c.id
   cluster_node_config_hash = hypercompute_training_cluster.c.node_config_hash
@@ -77,7 +57,7 @@ resource "hypercompute_node_partition" "st" {
   rolling_update           = { max_unavailable = "1", job_timeout = "10s", on_job_timeout = "requeue" }
   timeouts                 = { create = "5m", update = "10m" }
 }
-`, agentPath, agentSHA)
+`
 }
 
 // A new agent build on the cluster reaches the partition: its plan shows the update, and the

@@ -100,15 +100,7 @@ func TestAccNodePartition_localRuntimeDynamic(t *testing.T) {
 		}
 		return nil
 	}
-	staticPartition := `
-resource "hypercompute_node_partition" "static" {
-  cluster           = hypercompute_training_cluster.c.id
-  name              = "st"
-  machine_type      = "n2-standard-2"
-  static_node_count = 1
-  timeouts          = { create = "5m" }
-}
-`
+	staticPartition := acctest.RuntimePartitionConfig("static", "st", "n2-standard-2", 1)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: factories,
 		Steps: []resource.TestStep{
