@@ -123,16 +123,6 @@ func (o StorageOwnership) TestForeign(t *testing.T, e *Env) {
 // then forgotten, as a crash leaves it) is finished by the next apply, which adopts the instance.
 func (o StorageOwnership) TestUnfinished(t *testing.T, e *Env) {
 	cfg := e.Config(o.Network + o.Instance)
-	// Forgetting the instance without destroying it is what a crash leaves: an instance in the
-	// cloud, nothing in the state.
-	forget := e.Config(o.Network + fmt.Sprintf(`
-removed {
-  from = %s
-  lifecycle {
-    destroy = false
-  }
-}
-`, o.Addr))
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: o.Factories,
 		CheckDestroy:             e.CheckStorageNothingLeft,
@@ -146,7 +136,7 @@ removed {
 			},
 			{
 				PreConfig: func() { e.Server.Faults.Clear() },
-				Config:    forget,
+				Config:    o.forget(e),
 				Check: func(*terraform.State) error {
 					labels, err := o.Labels(e)
 					if err != nil {
@@ -180,4 +170,47 @@ func (e *Env) succeededWrites() int64 {
 		}
 	}
 	return n
+}
+
+// TestImportUnfinished: an instance whose create stopped after its insert, imported rather than
+// re-applied, plans one in-place update that removes the creation marker (else another state's
+// create would still adopt it), and then no change.
+func (o StorageOwnership) TestImportUnfinished(t *testing.T, e *Env) {
+	cfg := e.Config(o.Network + o.Instance)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: o.Factories,
+		CheckDestroy:             e.CheckStorageNothingLeft,
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() {
+					e.ApplyFaults(t, core.FaultSpec{ErrorRates: []core.ErrorRate{{Method: o.Patch, Rate: 1, Code: 400, Message: "stopped here (injected)"}}})
+				},
+				Config:      cfg,
+				ExpectError: ErrorMatching(`(?s)removing its ` + marker + ` label failed`),
+			},
+			{PreConfig: func() { e.Server.Faults.Clear() }, Config: o.forget(e)},
+			{
+				Config:           cfg + o.Import,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(o.Addr, plancheck.ResourceActionUpdate)}},
+				Check:            o.noMarker(e),
+			},
+			{
+				Config:           cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+		},
+	})
+}
+
+// forget is the network alone with the instance removed from the state but not destroyed: what
+// a crash leaves, an instance in the cloud and nothing in the state.
+func (o StorageOwnership) forget(e *Env) string {
+	return e.Config(o.Network + fmt.Sprintf(`
+removed {
+  from = %s
+  lifecycle {
+    destroy = false
+  }
+}
+`, o.Addr))
 }

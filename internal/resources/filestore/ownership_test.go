@@ -85,3 +85,9 @@ func TestAccFilestore_adoptsUnfinishedCreate(t *testing.T) {
 	env := acctest.New(t)
 	ownership(t, env).TestUnfinished(t, env)
 }
+
+// An unfinished create that is imported instead of re-applied loses its marker at the next apply.
+func TestAccFilestore_importsUnfinishedCreate(t *testing.T) {
+	env := acctest.New(t)
+	ownership(t, env).TestImportUnfinished(t, env)
+}

@@ -74,3 +74,9 @@ func TestAccLustre_adoptsUnfinishedCreate(t *testing.T) {
 	env := acctest.New(t)
 	ownership(t, env).TestUnfinished(t, env)
 }
+
+// An unfinished create that is imported instead of re-applied loses its marker at the next apply.
+func TestAccLustre_importsUnfinishedCreate(t *testing.T) {
+	env := acctest.New(t)
+	ownership(t, env).TestImportUnfinished(t, env)
+}

@@ -6,8 +6,12 @@ import (
 	"fmt"
 	"maps"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/providerdata"
 )
 
 // Which storage instance a create may take over.
@@ -102,4 +106,15 @@ func (markerKeyValidator) ValidateMap(_ context.Context, req validator.MapReques
 		AddInvalid(&resp.Diagnostics, req.Path, "label key \""+CreateMarkerLabel+"\" is reserved: the provider sets it while a create "+
 			"has not finished, to tell its own half-made instance from someone else's; choose another key")
 	}
+}
+
+// ReadStorageLabels is ReadLabels for a storage instance: `labels` never shows the creation
+// marker, while `effective_labels` keeps it, so an instance imported (or recorded) before its
+// create finished plans one in-place update that removes the marker — otherwise it would stay
+// adoptable by another state's create — and a finished instance plans no change.
+func ReadStorageLabels(ctx context.Context, p *providerdata.Data, api map[string]string, prior types.Map) (labels, effective types.Map, diags diag.Diagnostics) {
+	labels, _, diags = ReadLabels(ctx, p, WithoutCreateMarker(api), prior)
+	_, effective, d := ReadLabels(ctx, p, api, prior)
+	diags.Append(d...)
+	return labels, effective, diags
 }
