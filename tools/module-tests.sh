@@ -30,6 +30,17 @@ done
 [ -n "$addr" ] || { echo "the emulator did not report its address" >&2; cat "$work/emulator.log" >&2; exit 1; }
 export HYPERCOMPUTE_EMULATOR_HOST="$addr"
 
+# The reservations the tests and ml-prod consume: a partition's plan checks its reservation's capacity.
+seed_reservation() { # seed_reservation PROJECT NAME
+  curl -fsS -X POST "http://$addr/emulator/v1/reservations" -H 'Content-Type: application/json' -d "{
+    \"project\": \"$1\", \"zone\": \"us-central1-a\", \"reservation\": {\"name\": \"$2\",
+    \"specificReservationRequired\": true, \"specificReservation\": {\"count\": \"16\",
+    \"instanceProperties\": {\"machineType\": \"a3-megagpu-8g\"}}}}" >/dev/null
+}
+seed_reservation ml-capacity a3mega
+seed_reservation ml-capacity a3mega-us-central1-a
+seed_reservation modtest-cluster a3mega-res
+
 failed=()
 passed=0
 run() { # run NAME CMD...: prints the output only when the step fails
