@@ -32,11 +32,7 @@ type bucketResource struct {
 	tfutil.Base
 }
 
-var (
-	_ resource.ResourceWithConfigure   = (*bucketResource)(nil)
-	_ resource.ResourceWithImportState = (*bucketResource)(nil)
-	_ resource.ResourceWithModifyPlan  = (*bucketResource)(nil)
-)
+var _ tfutil.PlannedResource = (*bucketResource)(nil)
 
 // NewResource is registered by the provider.
 func NewResource() resource.Resource {
@@ -44,13 +40,11 @@ func NewResource() resource.Resource {
 }
 
 func (r *bucketResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan model
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, plan, ok := tfutil.Begin[model](ctx, req.Plan, tfutil.Create, defaultCreateTimeout, &resp.Diagnostics)
+	defer cancel()
+	if !ok {
 		return
 	}
-	ctx, cancel := tfutil.Deadline(ctx, plan.Timeouts.Create, defaultCreateTimeout, &resp.Diagnostics)
-	defer cancel()
 	want, diags := toDesired(ctx, &plan)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
@@ -98,9 +92,8 @@ func (r *bucketResource) adopt(ctx context.Context, insertErr error, want *desir
 }
 
 func (r *bucketResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state model
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
+	state, ok := tfutil.Get[model](ctx, req.State, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	b, err := r.find(ctx, state.ID.ValueString())
@@ -112,14 +105,12 @@ func (r *bucketResource) Read(ctx context.Context, req resource.ReadRequest, res
 }
 
 func (r *bucketResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, state model
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, plan, ok := tfutil.Begin[model](ctx, req.Plan, tfutil.Update, defaultUpdateTimeout, &resp.Diagnostics)
+	defer cancel()
+	state, stateOK := tfutil.Get[model](ctx, req.State, &resp.Diagnostics)
+	if !ok || !stateOK {
 		return
 	}
-	ctx, cancel := tfutil.Deadline(ctx, plan.Timeouts.Update, defaultUpdateTimeout, &resp.Diagnostics)
-	defer cancel()
 	want, diags := toDesired(ctx, &plan)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
@@ -157,9 +148,8 @@ func (r *bucketResource) Update(ctx context.Context, req resource.UpdateRequest,
 }
 
 func (r *bucketResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state model
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
+	state, ok := tfutil.Get[model](ctx, req.State, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	name := state.ID.ValueString()

@@ -28,11 +28,7 @@ type filestoreResource struct {
 	tfutil.Base
 }
 
-var (
-	_ resource.ResourceWithConfigure   = (*filestoreResource)(nil)
-	_ resource.ResourceWithImportState = (*filestoreResource)(nil)
-	_ resource.ResourceWithModifyPlan  = (*filestoreResource)(nil)
-)
+var _ tfutil.PlannedResource = (*filestoreResource)(nil)
 
 // what names the resource in messages: "Filestore instance <name>".
 const what = "Filestore instance"

@@ -30,8 +30,7 @@ type policyResource struct {
 }
 
 var (
-	_ resource.ResourceWithConfigure      = (*policyResource)(nil)
-	_ resource.ResourceWithImportState    = (*policyResource)(nil)
+	_ tfutil.Resource                     = (*policyResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*policyResource)(nil)
 )
 
@@ -74,13 +73,11 @@ func addPolicyError(diags *diag.Diagnostics, err error) {
 }
 
 func (r *policyResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan model
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, plan, ok := tfutil.Begin[model](ctx, req.Plan, tfutil.Create, defaultTimeout, &resp.Diagnostics)
+	defer cancel()
+	if !ok {
 		return
 	}
-	ctx, cancel := tfutil.Deadline(ctx, plan.Timeouts.Create, defaultTimeout, &resp.Diagnostics)
-	defer cancel()
 	r.write(ctx, &plan, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() && plan.ID.IsUnknown() {
 		return
@@ -89,13 +86,11 @@ func (r *policyResource) Create(ctx context.Context, req resource.CreateRequest,
 }
 
 func (r *policyResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan model
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, plan, ok := tfutil.Begin[model](ctx, req.Plan, tfutil.Update, defaultTimeout, &resp.Diagnostics)
+	defer cancel()
+	if !ok {
 		return
 	}
-	ctx, cancel := tfutil.Deadline(ctx, plan.Timeouts.Update, defaultTimeout, &resp.Diagnostics)
-	defer cancel()
 	r.write(ctx, &plan, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
@@ -148,14 +143,8 @@ func (r *policyResource) write(ctx context.Context, m *model, diags *diag.Diagno
 // Read drops a policy whose key or cluster is gone, so the next plan writes it again; a key
 // rewritten outside Terraform (or imported) is read back.
 func (r *policyResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state model
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ref, err := cc.ParseClusterID(state.Cluster.ValueString())
-	if err != nil {
-		resp.Diagnostics.AddError("Invalid state", "cluster: "+err.Error())
+	state, ref, ok := tfutil.GetInCluster[model](ctx, req.State, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	inst, err := readController(ctx, r.Provider.Clients, ref)
@@ -186,30 +175,16 @@ func (r *policyResource) Read(ctx context.Context, req resource.ReadRequest, res
 // Delete removes the key and waits until the controller dropped the policy (its report is gone);
 // the nodes stop running its checks and no repair starts any more.
 func (r *policyResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state model
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := tfutil.Deadline(ctx, state.Timeouts.Delete, defaultTimeout, &resp.Diagnostics)
+	ctx, cancel, state, ref, ok := tfutil.BeginInCluster[model](ctx, req.State, tfutil.Delete, defaultTimeout, &resp.Diagnostics)
 	defer cancel()
-	ref, err := cc.ParseClusterID(state.Cluster.ValueString())
-	if err != nil {
-		resp.Diagnostics.AddError("Invalid state", "cluster: "+err.Error())
+	if !ok {
 		return
 	}
 	name := state.Name.ValueString()
-	cl := r.Provider.Clients
-	inst, err := readController(ctx, cl, ref)
-	if errors.Is(err, tfutil.ErrNoController) {
-		return // the cluster went first
-	}
-	if err == nil {
-		_, err = tfutil.SetMetadataKey(ctx, cl, tfutil.ControllerVM(ref), inst, cc.HealthPolicyKey(name), nil)
-	}
-	if err == nil {
-		err = waitDropped(ctx, cl, ref, name)
-	}
+	// A cluster that went first took the policy with it.
+	_, err := tfutil.DropControllerKey(ctx, r.Provider.Clients, ref, cc.HealthPolicyKey(name), func(ctx context.Context) error {
+		return waitDropped(ctx, r.Provider.Clients, ref, name)
+	})
 	if err != nil {
 		resp.Diagnostics.AddError("Unable to delete health policy "+name, err.Error())
 	}

@@ -26,11 +26,7 @@ type lustreResource struct {
 	tfutil.Base
 }
 
-var (
-	_ resource.ResourceWithConfigure   = (*lustreResource)(nil)
-	_ resource.ResourceWithImportState = (*lustreResource)(nil)
-	_ resource.ResourceWithModifyPlan  = (*lustreResource)(nil)
-)
+var _ tfutil.PlannedResource = (*lustreResource)(nil)
 
 // what names the resource in messages: "Managed Lustre instance <name>".
 const what = "Managed Lustre instance"

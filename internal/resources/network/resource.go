@@ -29,9 +29,7 @@ type networkResource struct {
 }
 
 var (
-	_ resource.ResourceWithConfigure        = (*networkResource)(nil)
-	_ resource.ResourceWithImportState      = (*networkResource)(nil)
-	_ resource.ResourceWithModifyPlan       = (*networkResource)(nil)
+	_ tfutil.PlannedResource                = (*networkResource)(nil)
 	_ resource.ResourceWithConfigValidators = (*networkResource)(nil)
 )
 
@@ -48,25 +46,21 @@ func (r *networkResource) applierFor(m *model) *applier {
 }
 
 func (r *networkResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan model
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, plan, ok := tfutil.Begin[model](ctx, req.Plan, tfutil.Create, defaultCreateTimeout, &resp.Diagnostics)
+	defer cancel()
+	if !ok {
 		return
 	}
-	ctx, cancel := tfutil.Deadline(ctx, plan.Timeouts.Create, defaultCreateTimeout, &resp.Diagnostics)
-	defer cancel()
 
 	r.converge(ctx, &plan, &resp.State, &resp.Diagnostics, true)
 }
 
 func (r *networkResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan model
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, plan, ok := tfutil.Begin[model](ctx, req.Plan, tfutil.Update, defaultUpdateTimeout, &resp.Diagnostics)
+	defer cancel()
+	if !ok {
 		return
 	}
-	ctx, cancel := tfutil.Deadline(ctx, plan.Timeouts.Update, defaultUpdateTimeout, &resp.Diagnostics)
-	defer cancel()
 
 	r.converge(ctx, &plan, &resp.State, &resp.Diagnostics, false)
 }
@@ -148,9 +142,8 @@ func nullUnknowns(state *tfsdk.State) diag.Diagnostics {
 }
 
 func (r *networkResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state model
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
+	state, ok := tfutil.Get[model](ctx, req.State, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	if state.Project.IsNull() || state.Project.ValueString() == "" {
@@ -174,13 +167,11 @@ func (r *networkResource) Read(ctx context.Context, req resource.ReadRequest, re
 }
 
 func (r *networkResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state model
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, state, ok := tfutil.Begin[model](ctx, req.State, tfutil.Delete, defaultDeleteTimeout, &resp.Diagnostics)
+	defer cancel()
+	if !ok {
 		return
 	}
-	ctx, cancel := tfutil.Deadline(ctx, state.Timeouts.Delete, defaultDeleteTimeout, &resp.Diagnostics)
-	defer cancel()
 	a := r.applierFor(&state)
 	if err := a.destroy(ctx); err != nil {
 		resp.Diagnostics.AddError("Unable to delete network "+state.Name.ValueString(), err.Error())

@@ -4,7 +4,6 @@ package nodepartition
 
 import (
 	"context"
-	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -31,11 +30,7 @@ type partitionResource struct {
 	tfutil.Base
 }
 
-var (
-	_ resource.ResourceWithConfigure   = (*partitionResource)(nil)
-	_ resource.ResourceWithImportState = (*partitionResource)(nil)
-	_ resource.ResourceWithModifyPlan  = (*partitionResource)(nil)
-)
+var _ tfutil.PlannedResource = (*partitionResource)(nil)
 
 // NewResource is registered by the provider.
 func NewResource() resource.Resource {
@@ -45,25 +40,21 @@ func NewResource() resource.Resource {
 var machineOf = catalog.Machine
 
 func (r *partitionResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan model
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, plan, ok := tfutil.Begin[model](ctx, req.Plan, tfutil.Create, defaultCreateTimeout, &resp.Diagnostics)
+	defer cancel()
+	if !ok {
 		return
 	}
-	ctx, cancel := tfutil.Deadline(ctx, plan.Timeouts.Create, defaultCreateTimeout, &resp.Diagnostics)
-	defer cancel()
 	r.Provider.Quota.Applying() // plans made after this count what exists (PlannedQuota)
 	r.converge(ctx, &plan, &resp.State, &resp.Diagnostics, "create", true)
 }
 
 func (r *partitionResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan model
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, plan, ok := tfutil.Begin[model](ctx, req.Plan, tfutil.Update, defaultUpdateTimeout, &resp.Diagnostics)
+	defer cancel()
+	if !ok {
 		return
 	}
-	ctx, cancel := tfutil.Deadline(ctx, plan.Timeouts.Update, defaultUpdateTimeout, &resp.Diagnostics)
-	defer cancel()
 	r.Provider.Quota.Applying()
 	r.converge(ctx, &plan, &resp.State, &resp.Diagnostics, "update", false)
 }
@@ -125,14 +116,8 @@ func templateLeft(ctx context.Context, a *applier) bool {
 }
 
 func (r *partitionResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state model
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ref, err := cc.ParseClusterID(state.Cluster.ValueString())
-	if err != nil {
-		resp.Diagnostics.AddError("Invalid state", "cluster: "+err.Error())
+	state, ref, ok := tfutil.GetInCluster[model](ctx, req.State, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	o, err := observe(ctx, r.Provider.Clients, ref, state.Name.ValueString(), state.Zone.ValueString())
@@ -150,16 +135,9 @@ func (r *partitionResource) Read(ctx context.Context, req resource.ReadRequest, 
 }
 
 func (r *partitionResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state model
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := tfutil.Deadline(ctx, state.Timeouts.Delete, defaultDeleteTimeout, &resp.Diagnostics)
+	ctx, cancel, state, ref, ok := tfutil.BeginInCluster[model](ctx, req.State, tfutil.Delete, defaultDeleteTimeout, &resp.Diagnostics)
 	defer cancel()
-	ref, err := cc.ParseClusterID(state.Cluster.ValueString())
-	if err != nil {
-		resp.Diagnostics.AddError("Invalid state", "cluster: "+err.Error())
+	if !ok {
 		return
 	}
 	if err := destroy(ctx, r.Provider.Clients, ref, state.Name.ValueString(), ref.Project, state.Zone.ValueString(), pollMax); err != nil {

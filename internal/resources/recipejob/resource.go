@@ -29,9 +29,7 @@ type jobResource struct {
 }
 
 var (
-	_ resource.ResourceWithConfigure      = (*jobResource)(nil)
-	_ resource.ResourceWithImportState    = (*jobResource)(nil)
-	_ resource.ResourceWithModifyPlan     = (*jobResource)(nil)
+	_ tfutil.PlannedResource              = (*jobResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*jobResource)(nil)
 )
 
@@ -45,13 +43,11 @@ func NewResource() resource.Resource {
 // controller and waits as wait_for says. A job written but failed or timed out is still
 // recorded, so Terraform taints it and the next apply replaces it.
 func (r *jobResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan model
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, plan, ok := tfutil.Begin[model](ctx, req.Plan, tfutil.Create, defaultCreateTimeout, &resp.Diagnostics)
+	defer cancel()
+	if !ok {
 		return
 	}
-	ctx, cancel := tfutil.Deadline(ctx, plan.Timeouts.Create, defaultCreateTimeout, &resp.Diagnostics)
-	defer cancel()
 	s, diags := readSpec(ctx, &plan)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
@@ -100,14 +96,8 @@ func (r *jobResource) Create(ctx context.Context, req resource.CreateRequest, re
 // as long as its key is there. A job whose key or cluster is gone is dropped, so the next plan
 // submits it again.
 func (r *jobResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state model
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ref, err := cc.ParseClusterID(state.Cluster.ValueString())
-	if err != nil {
-		resp.Diagnostics.AddError("Invalid state", "cluster: "+err.Error())
+	state, ref, ok := tfutil.GetInCluster[model](ctx, req.State, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	cl := r.Provider.Clients
@@ -161,34 +151,21 @@ func (r *jobResource) Update(ctx context.Context, req resource.UpdateRequest, re
 // Delete removes the job's key; the controller's agent cancels the job (scancel) when it is
 // pending or running and deletes its report once the job holds no node, which Delete waits for.
 func (r *jobResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state model
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := tfutil.Deadline(ctx, state.Timeouts.Delete, defaultDeleteTimeout, &resp.Diagnostics)
+	ctx, cancel, state, ref, ok := tfutil.BeginInCluster[model](ctx, req.State, tfutil.Delete, defaultDeleteTimeout, &resp.Diagnostics)
 	defer cancel()
-	ref, err := cc.ParseClusterID(state.Cluster.ValueString())
-	if err != nil {
-		resp.Diagnostics.AddError("Invalid state", "cluster: "+err.Error())
+	if !ok {
 		return
 	}
 	name := state.Name.ValueString()
-	cl := r.Provider.Clients
-	v, err := readController(ctx, cl, ref)
-	if errors.Is(err, tfutil.ErrNoController) {
-		return // the cluster went first: nothing runs the job any more
-	}
-	if err != nil {
-		resp.Diagnostics.AddError("Unable to delete job "+name, err.Error())
-		return
-	}
-	if _, err := tfutil.SetMetadataKey(ctx, cl, tfutil.ControllerVM(ref), v.inst, cc.JobKey(name), nil); err != nil {
-		resp.Diagnostics.AddError("Unable to delete job "+name, err.Error())
-		return
-	}
-	if err := waitGone(ctx, cl, ref, name); err != nil {
+	// A cluster that went first left nothing to run the job.
+	waiting, err := tfutil.DropControllerKey(ctx, r.Provider.Clients, ref, cc.JobKey(name), func(ctx context.Context) error {
+		return waitGone(ctx, r.Provider.Clients, ref, name)
+	})
+	switch {
+	case err != nil && waiting:
 		resp.Diagnostics.AddError("Unable to cancel job "+name, err.Error())
+	case err != nil:
+		resp.Diagnostics.AddError("Unable to delete job "+name, err.Error())
 	}
 }
 

@@ -33,11 +33,7 @@ type clusterResource struct {
 	tfutil.Base
 }
 
-var (
-	_ resource.ResourceWithConfigure   = (*clusterResource)(nil)
-	_ resource.ResourceWithImportState = (*clusterResource)(nil)
-	_ resource.ResourceWithModifyPlan  = (*clusterResource)(nil)
-)
+var _ tfutil.PlannedResource = (*clusterResource)(nil)
 
 // NewResource is registered by the provider.
 func NewResource() resource.Resource {
@@ -47,13 +43,11 @@ func NewResource() resource.Resource {
 func (r *clusterResource) applier(s *desired) *applier { return &applier{c: r.Provider.Clients, d: s} }
 
 func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan model
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, plan, ok := tfutil.Begin[model](ctx, req.Plan, tfutil.Create, defaultCreateTimeout, &resp.Diagnostics)
+	defer cancel()
+	if !ok {
 		return
 	}
-	ctx, cancel := tfutil.Deadline(ctx, plan.Timeouts.Create, defaultCreateTimeout, &resp.Diagnostics)
-	defer cancel()
 	r.Provider.Quota.Applying() // plans made after this count what exists (PlannedQuota)
 	s, diags := toDesired(ctx, &plan)
 	if s != nil {
@@ -92,14 +86,12 @@ func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest
 }
 
 func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, state model
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, plan, ok := tfutil.Begin[model](ctx, req.Plan, tfutil.Update, defaultUpdateTimeout, &resp.Diagnostics)
+	defer cancel()
+	state, stateOK := tfutil.Get[model](ctx, req.State, &resp.Diagnostics)
+	if !ok || !stateOK {
 		return
 	}
-	ctx, cancel := tfutil.Deadline(ctx, plan.Timeouts.Update, defaultUpdateTimeout, &resp.Diagnostics)
-	defer cancel()
 	r.Provider.Quota.Applying()
 	s, diags := toDesired(ctx, &plan)
 	if s != nil {
@@ -142,9 +134,8 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 }
 
 func (r *clusterResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state model
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
+	state, ok := tfutil.Get[model](ctx, req.State, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	s := &desired{name: state.Name.ValueString(), project: state.Project.ValueString(), zone: state.Zone.ValueString()}
@@ -168,9 +159,8 @@ func (r *clusterResource) Read(ctx context.Context, req resource.ReadRequest, re
 }
 
 func (r *clusterResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state model
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
+	state, ok := tfutil.Get[model](ctx, req.State, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	if state.DeletionProtection.ValueBool() {

@@ -43,3 +43,21 @@ func ReadController(ctx context.Context, cl *gcp.Clients, c cc.ClusterID) (*comp
 func ControllerVM(c cc.ClusterID) VM {
 	return VM{Project: c.Project, Zone: c.Zone, Name: c.Controller()}
 }
+
+// DropControllerKey removes key from a cluster's controller metadata and waits (wait) until the
+// controller's agent has acted on its removal: how a health policy or a recipe job is deleted. A
+// cluster whose controller is gone has no agent left to act: nothing to do. waiting says err came
+// from wait, after the key was removed.
+func DropControllerKey(ctx context.Context, cl *gcp.Clients, c cc.ClusterID, key string, wait func(context.Context) error) (waiting bool, err error) {
+	inst, _, err := ReadController(ctx, cl, c)
+	if errors.Is(err, ErrNoController) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if _, err := SetMetadataKey(ctx, cl, ControllerVM(c), inst, key, nil); err != nil {
+		return false, err
+	}
+	return true, wait(ctx)
+}
