@@ -1,6 +1,7 @@
 package acctest
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -9,10 +10,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/emulatortest"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/instances"
 )
 
 // NewWithRuntime starts an in-process emulator with the local VM runtime: VMs that reach RUNNING
@@ -105,4 +109,24 @@ func buildAgent() (string, string, error) {
 		return "", "", err
 	}
 	return final, sum, nil
+}
+
+// RequireTorch skips where Debian's PyTorch is missing: the CPU recipe trains with it.
+func RequireTorch(t testing.TB) {
+	t.Helper()
+	if err := exec.Command("/usr/bin/python3", "-c", "import torch.distributed").Run(); err != nil {
+		t.Skip("skipping: /usr/bin/python3 cannot import torch (install python3-torch: scripts/install-deps.sh)")
+	}
+}
+
+// RunOn runs argv on the local runtime's VM vm, for at most timeout, and returns its stdout; the
+// error names the command and the VM and carries what it printed.
+func (e *Env) RunOn(timeout time.Duration, vm string, argv ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	out, stderr, err := e.Runtime.Exec(ctx, instances.InstanceKey(Project, Zone, vm), argv...)
+	if err != nil {
+		return "", fmt.Errorf("%s on %s: %v\n%s%s", strings.Join(argv, " "), vm, err, out, stderr)
+	}
+	return string(out), nil
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -61,14 +60,6 @@ resource "hypercompute_recipe_job" "train" {
 `
 }
 
-// requireTorchForHealth skips where Debian's PyTorch is missing (the CPU recipe trains with it).
-func requireTorchForHealth(t *testing.T) {
-	t.Helper()
-	if err := exec.Command("/usr/bin/python3", "-c", "import torch.distributed").Run(); err != nil {
-		t.Skip("skipping: /usr/bin/python3 cannot import torch (install python3-torch: scripts/install-deps.sh)")
-	}
-}
-
 // The issue's proof, through Terraform on the local runtime: uncorrected ECC errors injected
 // into a node's GPU stand-in while the CPU recipe trains on it → real Slurm drains the node with
 // the ecc check's reason → the controller requeues the job and reimages the node through the
@@ -77,17 +68,12 @@ func requireTorchForHealth(t *testing.T) {
 func TestAccHealthPolicy_gpuFaultUnderARecipeJob(t *testing.T) {
 	acctest.PreCheck(t)
 	acctest.RequireClusterTools(t)
-	requireTorchForHealth(t)
+	acctest.RequireTorch(t)
 	env := acctest.NewWithRuntime(t)
 	agentPath, agentSHA := acctest.AgentBinary(t)
 	run := func(vm string, argv ...string) (string, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		out, stderr, err := env.Runtime.Exec(ctx, instances.InstanceKey(acctest.Project, acctest.Zone, vm), argv...)
-		if err != nil {
-			return "", fmt.Errorf("%s on %s: %v\n%s%s", strings.Join(argv, " "), vm, err, out, stderr)
-		}
-		return strings.TrimSpace(string(out)), nil
+		out, err := env.RunOn(30*time.Second, vm, argv...)
+		return strings.TrimSpace(out), err
 	}
 	slurm := func(cmd string) string {
 		s, _ := run("hhg-controller", "env", "SLURM_CONF=/etc/slurm/slurm.conf", "sh", "-c", cmd)

@@ -1,7 +1,6 @@
 package healthpolicy_test
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -11,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/acctest"
-	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/instances"
 )
 
 // stragglerConfig: two n2-standard-2 nodes under a straggler check (a node above twice the median
@@ -55,17 +53,12 @@ resource "hypercompute_recipe_job" "train" {
 func TestAccHealthPolicy_stragglerOnTheLocalRuntime(t *testing.T) {
 	acctest.PreCheck(t)
 	acctest.RequireClusterTools(t)
-	requireTorchForHealth(t)
+	acctest.RequireTorch(t)
 	env := acctest.NewWithRuntime(t)
 	agentPath, agentSHA := acctest.AgentBinary(t)
 	run := func(vm string, argv ...string) (string, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		out, stderr, err := env.Runtime.Exec(ctx, instances.InstanceKey(acctest.Project, acctest.Zone, vm), argv...)
-		if err != nil {
-			return "", fmt.Errorf("%s on %s: %v\n%s%s", strings.Join(argv, " "), vm, err, out, stderr)
-		}
-		return strings.TrimSpace(string(out)), nil
+		out, err := env.RunOn(30*time.Second, vm, argv...)
+		return strings.TrimSpace(out), err
 	}
 	state := func(n string) string {
 		s, _ := run("hhs-controller", "env", "SLURM_CONF=/etc/slurm/slurm.conf", "sinfo", "-h", "-N", "-n", n, "-o", "%T|%E")

@@ -1,7 +1,6 @@
 package healthpolicy_test
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -53,13 +52,8 @@ func TestAccHealthPolicy_localRuntime(t *testing.T) {
 	env := acctest.NewWithRuntime(t)
 	agentPath, agentSHA := acctest.AgentBinary(t)
 	exec := func(vm string, argv ...string) (string, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		out, stderr, err := env.Runtime.Exec(ctx, instances.InstanceKey(acctest.Project, acctest.Zone, vm), argv...)
-		if err != nil {
-			return "", fmt.Errorf("%s on %s: %v\n%s%s", strings.Join(argv, " "), vm, err, out, stderr)
-		}
-		return strings.TrimSpace(string(out)), nil
+		out, err := env.RunOn(30*time.Second, vm, argv...)
+		return strings.TrimSpace(out), err
 	}
 	state := func(node string) string {
 		s, _ := exec("hhp-controller", "env", "SLURM_CONF=/etc/slurm/slurm.conf", "sinfo", "-h", "-N", "-n", node, "-o", "%T|%E")

@@ -39,9 +39,7 @@ func BenchmarkRecipeJobLocalRuntime(b *testing.B) {
 		b.Skip("skipping: the local runtime needs root")
 	}
 	acctest.RequireClusterTools(b)
-	if err := exec.Command("/usr/bin/python3", "-c", "import torch.distributed").Run(); err != nil {
-		b.Skip("skipping: /usr/bin/python3 cannot import torch (install python3-torch: scripts/install-deps.sh)")
-	}
+	acctest.RequireTorch(b)
 	if _, err := exec.LookPath("terraform"); err != nil && os.Getenv("TF_ACC_TERRAFORM_PATH") == "" {
 		b.Skip("skipping: terraform is not on PATH")
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -46,14 +45,6 @@ resource "hypercompute_recipe_job" "%[1]s" {
 `, name, maxSteps, interval, waitFor)
 }
 
-// requireTorch skips where Debian's PyTorch is missing (the CPU recipe trains with it).
-func requireTorch(t *testing.T) {
-	t.Helper()
-	if err := exec.Command("/usr/bin/python3", "-c", "import torch.distributed").Run(); err != nil {
-		t.Skip("skipping: /usr/bin/python3 cannot import torch (install python3-torch: scripts/install-deps.sh)")
-	}
-}
-
 // The CPU recipe on the local runtime, real Slurm and real PyTorch, one cluster for every step:
 // (1) a short job on two nodes runs to COMPLETED with a falling loss and a checkpoint, refresh
 // and import agree; (2) a long job requeued with scontrol, then one of its nodes reset through
@@ -62,19 +53,11 @@ func requireTorch(t *testing.T) {
 func TestAccRecipeJob_localRuntime(t *testing.T) {
 	acctest.PreCheck(t)
 	acctest.RequireClusterTools(t)
-	requireTorch(t)
+	acctest.RequireTorch(t)
 	env := acctest.NewWithRuntime(t)
 	agentPath, agentSHA := acctest.AgentBinary(t)
 	base := runtimeBase(agentPath, agentSHA)
-	exec := func(timeout time.Duration, vm string, argv ...string) (string, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
-		defer cancel()
-		out, stderr, err := env.Runtime.Exec(ctx, instances.InstanceKey(acctest.Project, acctest.Zone, vm), argv...)
-		if err != nil {
-			return "", fmt.Errorf("%s on %s: %v\n%s%s", strings.Join(argv, " "), vm, err, out, stderr)
-		}
-		return string(out), nil
-	}
+	exec := env.RunOn
 	slurm := func(cmd string) (string, error) {
 		return exec(30*time.Second, "hrj-controller", "env", "SLURM_CONF=/etc/slurm/slurm.conf", "bash", "-c", cmd)
 	}
