@@ -169,22 +169,7 @@ provider "hypercompute" {
 func TestAccFilestore_disappears(t *testing.T) {
 	env := acctest.New(t)
 	cfg := env.Config(networkConfig("hc-fsd") + instanceConfig("hc-home", "BASIC_HDD", 1024, unprotected))
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: factories,
-		CheckDestroy:             env.CheckStorageNothingLeft,
-		Steps: []resource.TestStep{
-			{
-				Config: cfg,
-				Check: func(*terraform.State) error {
-					return env.DeleteFilestoreOutOfBand(context.Background(), acctest.Zone, "hc-home")
-				},
-				ExpectNonEmptyPlan: true,
-			},
-			{
-				Config:           cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate)}},
-				Check:            env.CheckCount(acctest.KindFilestore, 1),
-			},
-		},
+	faults.Disappears(t, env, addr, cfg, func() error {
+		return env.DeleteFilestoreOutOfBand(context.Background(), acctest.Zone, "hc-home")
 	})
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/acctest"
@@ -117,23 +116,8 @@ func TestAccLustre_updateInPlace(t *testing.T) {
 func TestAccLustre_disappears(t *testing.T) {
 	env := acctest.New(t)
 	cfg := env.Config(networkConfig("hc-lud", "") + instanceConfig("hc-data", "lustrefs", unprotected))
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: factories,
-		CheckDestroy:             env.CheckStorageNothingLeft,
-		Steps: []resource.TestStep{
-			{
-				Config: cfg,
-				Check: func(*terraform.State) error {
-					return env.DeleteLustreOutOfBand(context.Background(), acctest.Zone, "hc-data")
-				},
-				ExpectNonEmptyPlan: true,
-			},
-			{
-				Config:           cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate)}},
-				Check:            env.CheckCount(acctest.KindLustre, 1),
-			},
-		},
+	faults.Disappears(t, env, addr, cfg, func() error {
+		return env.DeleteLustreOutOfBand(context.Background(), acctest.Zone, "hc-data")
 	})
 }
 
