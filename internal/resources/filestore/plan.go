@@ -24,11 +24,7 @@ var replaceHint = tfutil.ReplaceHint("Filestore", "hypercompute_filestore")
 // tier does not allow.
 func (r *filestoreResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	var plan, state model
-	hasState, ok := tfutil.ReadPlan(ctx, req, resp, &plan, &state, func(state *model) {
-		if state.DeletionProtection.ValueBool() {
-			tfutil.RefuseProtectedDestroy(&resp.Diagnostics, what, state.ID.ValueString(), "nothing on the share is still needed")
-		}
-	})
+	hasState, ok := r.crud().ReadPlan(ctx, req, resp, &plan, &state, "nothing on the share is still needed")
 	if !ok {
 		return
 	}

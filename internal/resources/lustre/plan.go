@@ -21,11 +21,7 @@ var replaceHint = tfutil.ReplaceHint("Managed Lustre", "hypercompute_lustre")
 // attribute, a shrink.
 func (r *lustreResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	var plan, state model
-	hasState, ok := tfutil.ReadPlan(ctx, req, resp, &plan, &state, func(state *model) {
-		if state.DeletionProtection.ValueBool() {
-			tfutil.RefuseProtectedDestroy(&resp.Diagnostics, what, state.ID.ValueString(), "no dataset or checkpoint on it is still needed")
-		}
-	})
+	hasState, ok := r.crud().ReadPlan(ctx, req, resp, &plan, &state, "no dataset or checkpoint on it is still needed")
 	if !ok {
 		return
 	}

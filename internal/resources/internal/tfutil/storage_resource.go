@@ -131,3 +131,14 @@ func (r StorageResource[M, D, T]) Delete(ctx context.Context, req resource.Delet
 	defer cancel()
 	r.Storage.Delete(ctx, f.ID, f.Protected, func(ctx context.Context) error { return r.Remove(ctx, f.ID) }, &resp.Diagnostics)
 }
+
+// ReadPlan reads a storage resource's ModifyPlan request as ReadPlan does, refusing a destroy
+// while deletion_protection is on; check says what to make sure of before turning it off.
+func (r StorageResource[M, D, T]) ReadPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse,
+	plan, state *M, check string) (hasState, ok bool) {
+	return ReadPlan(ctx, req, resp, plan, state, func(state *M) {
+		if f := r.Fields(state); f.Protected {
+			RefuseProtectedDestroy(&resp.Diagnostics, r.What, f.ID, check)
+		}
+	})
+}
