@@ -105,10 +105,9 @@ func (r *bucketResource) Read(ctx context.Context, req resource.ReadRequest, res
 }
 
 func (r *bucketResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	ctx, cancel, plan, ok := tfutil.Begin[model](ctx, req.Plan, tfutil.Update, defaultUpdateTimeout, &resp.Diagnostics)
+	ctx, cancel, plan, state, ok := tfutil.BeginUpdate[model](ctx, req, defaultUpdateTimeout, &resp.Diagnostics)
 	defer cancel()
-	state, stateOK := tfutil.Get[model](ctx, req.State, &resp.Diagnostics)
-	if !ok || !stateOK {
+	if !ok {
 		return
 	}
 	want, diags := toDesired(ctx, &plan)

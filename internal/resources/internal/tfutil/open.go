@@ -104,3 +104,11 @@ func clusterOf(ctx context.Context, src Source, diags *diag.Diagnostics) (cc.Clu
 	}
 	return ref, true
 }
+
+// BeginUpdate is Begin for an update that needs the prior state beside the plan: both are read,
+// and the deadline is the plan's update timeout.
+func BeginUpdate[M any](ctx context.Context, req resource.UpdateRequest, def time.Duration, diags *diag.Diagnostics) (context.Context, context.CancelFunc, M, M, bool) {
+	ctx, cancel, plan, ok := Begin[M](ctx, req.Plan, Update, def, diags)
+	state, stateOK := Get[M](ctx, req.State, diags)
+	return ctx, cancel, plan, state, ok && stateOK
+}
