@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -15,8 +16,10 @@ import (
 	"testing"
 	"time"
 
+	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/emulatortest"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/instances"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/recipes"
 )
 
 // NewWithRuntime starts an in-process emulator with the local VM runtime: VMs that reach RUNNING
@@ -129,4 +132,17 @@ func (e *Env) RunOn(timeout time.Duration, vm string, argv ...string) (string, e
 		return "", fmt.Errorf("%s on %s: %v\n%s%s", strings.Join(argv, " "), vm, err, out, stderr)
 	}
 	return string(out), nil
+}
+
+// JobReport is recipe job job's report on the controller VM controller, as its agent wrote it to
+// the guest attributes, with the training progress it carries (zero while there is none).
+func (e *Env) JobReport(controller, job string) (cc.JobReport, recipes.Progress) {
+	svc := e.Server.Component("instances").(*instances.Service)
+	raw := svc.GuestAttributes(instances.InstanceKey(Project, Zone, controller)).Values[cc.GuestAttributeNamespace][cc.JobAttr(job)]
+	var p recipes.Progress
+	r, err := cc.DecodeJobReport(raw)
+	if err == nil {
+		_ = json.Unmarshal(r.Progress, &p)
+	}
+	return r, p
 }

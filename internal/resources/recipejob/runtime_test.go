@@ -2,7 +2,6 @@ package recipejob_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/acctest"
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
-	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/instances"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/recipes"
 )
 
@@ -61,16 +59,7 @@ func TestAccRecipeJob_localRuntime(t *testing.T) {
 	slurm := func(cmd string) (string, error) {
 		return exec(30*time.Second, "hrj-controller", "env", "SLURM_CONF=/etc/slurm/slurm.conf", "bash", "-c", cmd)
 	}
-	svc := env.Server.Component("instances").(*instances.Service)
-	controllerKey := instances.InstanceKey(acctest.Project, acctest.Zone, "hrj-controller")
-	report := func(name string) (cc.JobReport, recipes.Progress) {
-		var p recipes.Progress
-		r, err := cc.DecodeJobReport(svc.GuestAttributes(controllerKey).Values[cc.GuestAttributeNamespace][cc.JobAttr(name)])
-		if err == nil {
-			_ = json.Unmarshal(r.Progress, &p)
-		}
-		return r, p
-	}
+	report := func(name string) (cc.JobReport, recipes.Progress) { return env.JobReport("hrj-controller", name) }
 	diagnose := func(name string) string {
 		out, _ := slurm("squeue; sinfo -N; tail -n 20 /home/.hypercompute/jobs/" + name + "/slurm-*.out")
 		r, p := report(name)
