@@ -9,9 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
@@ -19,7 +17,7 @@ import (
 )
 
 func (r *bucketResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	stable := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
+	stable := tfutil.Stable()
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A Cloud Storage bucket for training data or checkpoints, with the AI/ML defaults set by `purpose`: " +
 			"`checkpoints` turns on a hierarchical namespace and turns soft delete off, `datasets` turns on Autoclass, and every " +

@@ -9,9 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
@@ -28,7 +26,7 @@ const (
 )
 
 func (r *filestoreResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	stable := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
+	stable := tfutil.Stable()
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A Filestore instance for a training cluster's shared `/home`: one NFS share on the cluster network, " +
 			"reached through private service access (default) or direct peering.\n\n" +

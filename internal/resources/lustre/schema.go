@@ -10,8 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
@@ -23,7 +21,7 @@ import (
 const defaultThroughput = 1000
 
 func (r *lustreResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	stable := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
+	stable := tfutil.Stable()
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A Managed Lustre instance for a training cluster's datasets and checkpoints, mounted by every node " +
 			"over the cluster network's private service access.\n\n" +

@@ -53,3 +53,9 @@ func DeletionProtectionAttribute(markdown string) schema.BoolAttribute {
 		MarkdownDescription: markdown,
 	}
 }
+
+// Stable is the plan modifier of a computed string that does not change once known: the plan keeps
+// the state's value instead of showing it unknown on every update.
+func Stable() []planmodifier.String {
+	return []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
+}
