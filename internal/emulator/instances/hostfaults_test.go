@@ -305,9 +305,10 @@ func TestNoticeLoadedFromAStateFileCompletes(t *testing.T) {
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		inst := e.mustGet("web")
-		if m, _ := e.svc.HostNotice(e.key("web"), inst); m == instances.MaintenanceNone {
-			if inst.GetResourceStatus().GetPhysicalHost() == host {
+		// The instance is read again after the notice is seen gone: the migration moves the host and ends
+		// the notice in one transaction, and a copy read before it would still show the old host.
+		if m, _ := e.svc.HostNotice(e.key("web"), e.mustGet("web")); m == instances.MaintenanceNone {
+			if e.mustGet("web").GetResourceStatus().GetPhysicalHost() == host {
 				t.Error("the loaded notice ended without the migration")
 			}
 			return
