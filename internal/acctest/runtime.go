@@ -146,3 +146,21 @@ func (e *Env) JobReport(controller, job string) (cc.JobReport, recipes.Progress)
 	}
 	return r, p
 }
+
+// Slurm runs the shell command cmd on the local runtime's VM vm with the cluster's slurm.conf, as
+// an administrator logged in there would, for at most timeout; it returns what RunOn returns.
+func (e *Env) Slurm(timeout time.Duration, vm, cmd string) (string, error) {
+	return e.RunOn(timeout, vm, "env", "SLURM_CONF=/etc/slurm/slurm.conf", "bash", "-c", cmd)
+}
+
+// NewSlurmRuntime opens a test whose VMs run a real Slurm cluster on the local runtime: it skips
+// where the tools are missing (RequireClusterTools), starts the emulator with the runtime
+// (NewWithRuntime) and returns the agent build's path and SHA-256 (AgentBinary).
+func NewSlurmRuntime(t *testing.T) (env *Env, agentPath, agentSHA string) {
+	t.Helper()
+	PreCheck(t)
+	RequireClusterTools(t)
+	env = NewWithRuntime(t)
+	agentPath, agentSHA = AgentBinary(t)
+	return env, agentPath, agentSHA
+}

@@ -3,7 +3,6 @@ package clusterhealth_test
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -27,12 +26,7 @@ data "hypercompute_cluster_health" "test" {
 // agent reports.
 func controller(t *testing.T, env *acctest.Env, name string, attrs map[string]string) string {
 	t.Helper()
-	id := env.APICluster(t, cc.Cluster{
-		Name:       name,
-		Controller: cc.Controller{Hostname: cc.ControllerName(name)},
-		Mounts:     cc.Mounts{Home: cc.NFSMount{Server: "10.0.9.2", Share: "/home"}},
-		Agents:     []cc.AgentRef{{Version: "0.1.0", URL: "https://example.com/hypercompute-agent", SHA256: strings.Repeat("ab", 32)}},
-	}, nil)
+	id := env.APICluster(t, acctest.APIClusterSpec(name), nil)
 	svc, key := env.ControllerVM(t, name)
 	for k, v := range attrs {
 		if err := svc.PutGuestAttribute(key, cc.GuestAttributeNamespace, k, v); err != nil {

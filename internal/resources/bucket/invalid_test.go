@@ -3,8 +3,6 @@ package bucket_test
 import (
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/acctest"
 )
 
@@ -30,18 +28,7 @@ func TestAccBucket_invalidInput(t *testing.T) {
 		{"label key with uppercase", "hc-b", `  labels = { Team = "ml" }`, `labels: label key "Team" is invalid`},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: factories,
-				Steps: []resource.TestStep{{
-					Config:      env.Config(bucketConfig(tc.bucket, tc.body+"\n")),
-					PlanOnly:    true,
-					ExpectError: acctest.ErrorMatching(tc.want),
-				}},
-			})
-		})
+		acctest.PlanFails(t, factories, tc.name, env.Config(bucketConfig(tc.bucket, tc.body+"\n")), tc.want)
 	}
-	if n := env.Calls().Total; n != 0 {
-		t.Fatalf("invalid configurations made %d API calls; want 0: %v", n, env.Calls().Methods)
-	}
+	env.RequireNoCalls(t, "invalid configurations")
 }

@@ -90,16 +90,7 @@ func TestAccFilestore_invalidInput(t *testing.T) {
 ` + net, `deletion_protection_reason: a reason can only be given while deletion_protection = true`},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: factories,
-				Steps: []resource.TestStep{{
-					Config:      env.Config(standalone(tc.body)),
-					PlanOnly:    true,
-					ExpectError: acctest.ErrorMatching(tc.want),
-				}},
-			})
-		})
+		acctest.PlanFails(t, factories, tc.name, env.Config(standalone(tc.body)), tc.want)
 	}
 	t.Run("invalid name", func(t *testing.T) {
 		resource.Test(t, resource.TestCase{
@@ -118,7 +109,5 @@ resource "hypercompute_filestore" "test" {
 			}},
 		})
 	})
-	if n := env.Calls().Total; n != 0 {
-		t.Fatalf("invalid configurations made %d API calls; want 0: %v", n, env.Calls().Methods)
-	}
+	env.RequireNoCalls(t, "invalid configurations")
 }

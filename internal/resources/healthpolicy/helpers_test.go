@@ -1,27 +1,20 @@
 package healthpolicy_test
 
 import (
-	"context"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
-
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/acctest"
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/instances"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/healthpolicy"
-	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
 
 // factories serves the provider with this resource, whether or not the provider registers it yet.
-var factories = func() map[string]func() (tfprotov6.ProviderServer, error) {
-	return acctest.FactoriesWith(func() resource.Resource { return healthpolicy.NewResource() })
-}()
+var factories = acctest.FactoriesWith(healthpolicy.NewResource)
 
 const addr = "hypercompute_health_policy.test"
 
@@ -29,12 +22,8 @@ const addr = "hypercompute_health_policy.test"
 // keys cpu (n2-standard-4) and a3 (a3-highgpu-8g).
 func apiCluster(t *testing.T, env *acctest.Env, name string) string {
 	t.Helper()
-	return env.APICluster(t, cc.Cluster{
-		Name:       name,
-		Controller: cc.Controller{Hostname: cc.ControllerName(name)},
-		Mounts:     cc.Mounts{Home: cc.NFSMount{Server: "10.0.9.2", Share: "/home"}},
-		Agents:     []cc.AgentRef{{Version: "0.1.0", URL: "https://example.com/hypercompute-agent", SHA256: strings.Repeat("ab", 32)}},
-	}, []cc.Partition{{Name: "cpu", MachineType: "n2-standard-4", StaticNodes: 2}, {Name: "a3", MachineType: "a3-highgpu-8g", StaticNodes: 2}})
+	return env.APICluster(t, acctest.APIClusterSpec(name),
+		[]cc.Partition{{Name: "cpu", MachineType: "n2-standard-4", StaticNodes: 2}, {Name: "a3", MachineType: "a3-highgpu-8g", StaticNodes: 2}})
 }
 
 // fakeController plays the controller agent's policy handling in API-only tests: it decodes every
@@ -88,25 +77,12 @@ func (f *fakeController) tick() {
 
 // controllerPolicy is the policy the provider wrote under its key on the controller.
 func controllerPolicy(env *acctest.Env, cluster, name string) (cc.HealthPolicy, bool) {
-	svc := env.Server.Component("instances").(*instances.Service)
-	inst, ok := svc.Instance(instances.InstanceKey(acctest.Project, acctest.Zone, cc.ControllerName(cluster)))
+	v, ok := env.ControllerKey(cluster, cc.HealthPolicyKey(name))
 	if !ok {
 		return cc.HealthPolicy{}, false
 	}
-	for _, it := range inst.GetMetadata().GetItems() {
-		if it.GetKey() == cc.HealthPolicyKey(name) {
-			p, err := cc.DecodeHealthPolicy([]byte(it.GetValue()))
-			return p, err == nil
-		}
-	}
-	return cc.HealthPolicy{}, false
-}
-
-// removePolicyKey deletes a policy's key on the controller, as someone outside Terraform would.
-func removePolicyKey(env *acctest.Env, cluster, name string) error {
-	vm := tfutil.VM{Project: acctest.Project, Zone: acctest.Zone, Name: cc.ControllerName(cluster)}
-	_, err := tfutil.SetMetadataKey(context.Background(), env.Clients(), vm, nil, cc.HealthPolicyKey(name), nil)
-	return err
+	p, err := cc.DecodeHealthPolicy([]byte(v))
+	return p, err == nil
 }
 
 func regexpOf(s string) *regexp.Regexp { return regexp.MustCompile(s) }

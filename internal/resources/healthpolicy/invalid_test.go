@@ -39,16 +39,9 @@ resource "hypercompute_health_policy" "test" {
 		{"not a cluster id", env.Config(policyConfig("hcx", `  checks = [{ name = "ecc" }]`)), `cluster: "hcx" is not a training cluster id`},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: factories,
-				Steps:                    []resource.TestStep{{Config: tc.body, PlanOnly: true, ExpectError: acctest.ErrorMatching(tc.want)}},
-			})
-		})
+		acctest.PlanFails(t, factories, tc.name, tc.body, tc.want)
 	}
-	if n := env.Calls().Total; n != 0 {
-		t.Fatalf("invalid configurations made %d API calls; want 0: %v", n, env.Calls().Methods)
-	}
+	env.RequireNoCalls(t, "invalid configurations")
 }
 
 // A partition the cluster does not have is refused with the attribute, and nothing is written.

@@ -46,12 +46,7 @@ func TestAccHealthPolicy_lifecycle(t *testing.T) {
 	var firstGen string
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: factories,
-		CheckDestroy: func(*terraform.State) error {
-			if _, ok := controllerPolicy(env, "hp", "default"); ok {
-				return fmt.Errorf("the policy's key is still on the controller")
-			}
-			return nil
-		},
+		CheckDestroy:             env.CheckControllerKeyGone("hp", cc.HealthPolicyKey("default")),
 		Steps: []resource.TestStep{
 			{
 				Config: env.Config(policyConfig(cluster, gpuChecks)),
@@ -102,10 +97,8 @@ func TestAccHealthPolicy_disappears(t *testing.T) {
 		ProtoV6ProviderFactories: factories,
 		Steps: []resource.TestStep{
 			{
-				Config: cfg,
-				Check: func(*terraform.State) error {
-					return removePolicyKey(env, "hpd", "default")
-				},
+				Config:             cfg,
+				Check:              env.RemoveControllerKey("hpd", cc.HealthPolicyKey("default")),
 				ExpectNonEmptyPlan: true,
 			},
 			{

@@ -66,11 +66,8 @@ resource "hypercompute_recipe_job" "train" {
 // emulator's Compute API (a new VM from the partition's template, a new boot) → the node is back
 // to IDLE → the job resumes from its last checkpoint and completes; the records show the reimage.
 func TestAccHealthPolicy_gpuFaultUnderARecipeJob(t *testing.T) {
-	acctest.PreCheck(t)
-	acctest.RequireClusterTools(t)
 	acctest.RequireTorch(t)
-	env := acctest.NewWithRuntime(t)
-	agentPath, agentSHA := acctest.AgentBinary(t)
+	env, agentPath, agentSHA := acctest.NewSlurmRuntime(t)
 	run := func(vm string, argv ...string) (string, error) {
 		out, err := env.RunOn(30*time.Second, vm, argv...)
 		return strings.TrimSpace(out), err

@@ -51,11 +51,8 @@ resource "hypercompute_recipe_job" "train" {
 // step rises far above the other node's, the controller drains it with the straggler reason and
 // the times, and the healthy node stays in service.
 func TestAccHealthPolicy_stragglerOnTheLocalRuntime(t *testing.T) {
-	acctest.PreCheck(t)
-	acctest.RequireClusterTools(t)
 	acctest.RequireTorch(t)
-	env := acctest.NewWithRuntime(t)
-	agentPath, agentSHA := acctest.AgentBinary(t)
+	env, agentPath, agentSHA := acctest.NewSlurmRuntime(t)
 	run := func(vm string, argv ...string) (string, error) {
 		out, err := env.RunOn(30*time.Second, vm, argv...)
 		return strings.TrimSpace(out), err

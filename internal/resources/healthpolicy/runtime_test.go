@@ -47,10 +47,7 @@ data "hypercompute_cluster_health" "c" {
 // rebooted through the emulator's Compute API until it is back in service, which the data source
 // shows; destroy ends when the controller dropped the policy.
 func TestAccHealthPolicy_localRuntime(t *testing.T) {
-	acctest.PreCheck(t)
-	acctest.RequireClusterTools(t)
-	env := acctest.NewWithRuntime(t)
-	agentPath, agentSHA := acctest.AgentBinary(t)
+	env, agentPath, agentSHA := acctest.NewSlurmRuntime(t)
 	exec := func(vm string, argv ...string) (string, error) {
 		out, err := env.RunOn(30*time.Second, vm, argv...)
 		return strings.TrimSpace(out), err

@@ -208,18 +208,7 @@ func TestAccNetwork_invalidInput(t *testing.T) {
 		{"PSA address misaligned", basicConfig("hc-bad", "10.0.0.0/20", "  private_service_access = {\n    prefix_length = 20\n    address = \"10.100.1.0\"\n  }\n"), `private_service_access\.address: 10\.100\.1\.0 is not the first address of a /20; use 10\.100\.0\.0`},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: acctest.ProviderFactories,
-				Steps: []resource.TestStep{{
-					Config:      env.Config(tc.body),
-					PlanOnly:    true,
-					ExpectError: acctest.ErrorMatching(tc.want),
-				}},
-			})
-		})
+		acctest.PlanFails(t, acctest.ProviderFactories, tc.name, env.Config(tc.body), tc.want)
 	}
-	if n := env.Calls().Total; n != 0 {
-		t.Fatalf("invalid configurations made %d API calls; want 0: %v", n, env.Calls().Methods)
-	}
+	env.RequireNoCalls(t, "invalid configurations")
 }

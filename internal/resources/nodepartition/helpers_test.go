@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	"cloud.google.com/go/compute/apiv1/computepb"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/acctest"
@@ -21,9 +19,7 @@ import (
 )
 
 // factories serves the provider with this resource, whether or not the provider registers it yet.
-var factories = func() map[string]func() (tfprotov6.ProviderServer, error) {
-	return acctest.FactoriesWith(func() resource.Resource { return nodepartition.NewResource() })
-}()
+var factories = acctest.FactoriesWith(nodepartition.NewResource)
 
 const addr = "hypercompute_node_partition.test"
 

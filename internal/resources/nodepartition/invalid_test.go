@@ -3,8 +3,6 @@ package nodepartition_test
 import (
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/acctest"
 )
 
@@ -78,18 +76,7 @@ func TestAccNodePartition_invalidInput(t *testing.T) {
 	cases[len(cases)-2].body = env.Config(partitionConfig("hcx", "cpu", "n2-standard-4", 1, 0, ""))
 	cases[len(cases)-2].want = `cluster: "hcx" is not a training cluster id`
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: factories,
-				Steps: []resource.TestStep{{
-					Config:      tc.body,
-					PlanOnly:    true,
-					ExpectError: acctest.ErrorMatching(tc.want),
-				}},
-			})
-		})
+		acctest.PlanFails(t, factories, tc.name, tc.body, tc.want)
 	}
-	if n := env.Calls().Total; n != 0 {
-		t.Fatalf("invalid configurations made %d API calls; want 0: %v", n, env.Calls().Methods)
-	}
+	env.RequireNoCalls(t, "invalid configurations")
 }

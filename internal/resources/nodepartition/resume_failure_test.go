@@ -1,7 +1,6 @@
 package nodepartition_test
 
 import (
-	"context"
 	"fmt"
 	"regexp"
 	"strings"
@@ -23,19 +22,10 @@ import (
 // refresh lists the node in nodes_failed with the same reason; once capacity is back and the node
 // is returned to service, the job runs and the list is empty again.
 func TestAccNodePartition_localRuntimeResumeFailure(t *testing.T) {
-	acctest.PreCheck(t)
-	acctest.RequireClusterTools(t)
-	env := acctest.NewWithRuntime(t)
-	agentPath, agentSHA := acctest.AgentBinary(t)
+	env, agentPath, agentSHA := acctest.NewSlurmRuntime(t)
 	slurm := func(timeout time.Duration, cmd string) (string, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
-		defer cancel()
-		key := instances.InstanceKey(acctest.Project, acctest.Zone, "hce-controller")
-		out, stderr, err := env.Runtime.Exec(ctx, key, "env", "SLURM_CONF=/etc/slurm/slurm.conf", "bash", "-c", cmd)
-		if err != nil {
-			return "", fmt.Errorf("%s: %v\n%s%s", cmd, err, out, stderr)
-		}
-		return strings.TrimSpace(string(out)), nil
+		out, err := env.Slurm(timeout, "hce-controller", cmd)
+		return strings.TrimSpace(out), err
 	}
 	var job, failed string
 	resumeFails := func(*terraform.State) error {

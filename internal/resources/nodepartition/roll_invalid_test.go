@@ -3,8 +3,6 @@ package nodepartition_test
 import (
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/acctest"
 )
 
@@ -22,18 +20,7 @@ func TestAccNodePartition_invalidRollingUpdate(t *testing.T) {
 		"min_available negative":       {`min_available = -1`, `rolling_update\.min_available`},
 	}
 	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: factories,
-				Steps: []resource.TestStep{{
-					Config:      env.Config(partitionConfig(cluster, "cpu", "n2-standard-4", 2, 0, "  rolling_update = { "+tc.roll+" }\n")),
-					PlanOnly:    true,
-					ExpectError: acctest.ErrorMatching(tc.want),
-				}},
-			})
-		})
+		acctest.PlanFails(t, factories, name, env.Config(partitionConfig(cluster, "cpu", "n2-standard-4", 2, 0, "  rolling_update = { "+tc.roll+" }\n")), tc.want)
 	}
-	if n := env.Calls().Total; n != 0 {
-		t.Fatalf("invalid configurations made %d API calls; want 0: %v", n, env.Calls().Methods)
-	}
+	env.RequireNoCalls(t, "invalid configurations")
 }

@@ -1,7 +1,6 @@
 package nodepartition_test
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -25,21 +24,12 @@ import (
 // on all three nodes; once it ends, the next apply deletes hce-dbg-1 and Slurm's nodes and the
 // cloud's VMs agree, the dynamic node untouched and still taking jobs.
 func TestAccNodePartition_localRuntimeStableNames(t *testing.T) {
-	acctest.PreCheck(t)
-	acctest.RequireClusterTools(t)
-	env := acctest.NewWithRuntime(t)
-	agentPath, agentSHA := acctest.AgentBinary(t)
+	env, agentPath, agentSHA := acctest.NewSlurmRuntime(t)
 	notices, restore := nodepartition.RecordNoticesForTest()
 	t.Cleanup(restore)
 	slurm := func(timeout time.Duration, cmd string) (string, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
-		defer cancel()
-		argv := []string{"env", "SLURM_CONF=/etc/slurm/slurm.conf", "bash", "-c", cmd}
-		out, stderr, err := env.Runtime.Exec(ctx, instances.InstanceKey(acctest.Project, acctest.Zone, "hce-controller"), argv...)
-		if err != nil {
-			return "", fmt.Errorf("%s: %v\n%s%s", cmd, err, out, stderr)
-		}
-		return strings.TrimSpace(string(out)), nil
+		out, err := env.Slurm(timeout, "hce-controller", cmd)
+		return strings.TrimSpace(out), err
 	}
 	diagnose := func() string {
 		out, _ := slurm(20*time.Second, "sinfo -N -l; squeue; tail -n 30 /var/log/slurm/slurmctld.log")

@@ -1,7 +1,6 @@
 package nodepartition_test
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -65,22 +64,10 @@ resource "hypercompute_node_partition" "st" {
 // replaced is requeued past job_timeout and runs on the node in service; the partition ends with
 // every static node recreated from the new template, in service, and the job running.
 func TestAccNodePartition_localRuntimeRollingReplacement(t *testing.T) {
-	acctest.PreCheck(t)
-	acctest.RequireClusterTools(t)
-	env := acctest.NewWithRuntime(t)
-	agentPath, agentSHA := acctest.AgentBinary(t)
+	env, agentPath, agentSHA := acctest.NewSlurmRuntime(t)
 	newPath, newSHA := rolledAgent(t, agentPath)
 	static := []string{"hcr-st-0", "hcr-st-1"}
-	slurm := func(cmd string) (string, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		out, stderr, err := env.Runtime.Exec(ctx, instances.InstanceKey(acctest.Project, acctest.Zone, "hcr-controller"),
-			"env", "SLURM_CONF=/etc/slurm/slurm.conf", "bash", "-c", cmd)
-		if err != nil {
-			return "", fmt.Errorf("%s: %v\n%s%s", cmd, err, out, stderr)
-		}
-		return string(out), nil
-	}
+	slurm := func(cmd string) (string, error) { return env.Slurm(time.Minute, "hcr-controller", cmd) }
 	var jobID string
 	var before map[string]uint64
 	var mu sync.Mutex

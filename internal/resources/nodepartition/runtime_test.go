@@ -1,7 +1,6 @@
 package nodepartition_test
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -12,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/acctest"
-	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/instances"
 )
 
 // runtimeConfig is a real cluster on the local runtime (network, Filestore /home, controller with
@@ -40,22 +38,9 @@ resource "hypercompute_node_partition" "test" {
 // SuspendProgram deletes the VM. Then a static partition is added, whose apply waits until its
 // node registered.
 func TestAccNodePartition_localRuntimeDynamic(t *testing.T) {
-	acctest.PreCheck(t)
-	acctest.RequireClusterTools(t)
-	env := acctest.NewWithRuntime(t)
-	agentPath, agentSHA := acctest.AgentBinary(t)
-	key := func(vm string) string { return instances.InstanceKey(acctest.Project, acctest.Zone, vm) }
-	exec := func(timeout time.Duration, vm string, argv ...string) (string, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
-		defer cancel()
-		out, stderr, err := env.Runtime.Exec(ctx, key(vm), argv...)
-		if err != nil {
-			return "", fmt.Errorf("%s on %s: %v\n%s%s", strings.Join(argv, " "), vm, err, out, stderr)
-		}
-		return string(out), nil
-	}
+	env, agentPath, agentSHA := acctest.NewSlurmRuntime(t)
 	slurm := func(timeout time.Duration, cmd string) (string, error) {
-		return exec(timeout, "hce-controller", "env", "SLURM_CONF=/etc/slurm/slurm.conf", "bash", "-c", cmd)
+		return env.Slurm(timeout, "hce-controller", cmd)
 	}
 	waitFor := func(what string, timeout time.Duration, ok func() bool) error {
 		deadline := time.Now().Add(timeout)

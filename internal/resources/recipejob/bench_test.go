@@ -2,7 +2,6 @@ package recipejob_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -17,7 +16,6 @@ import (
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/acctest"
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/emulatortest"
-	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/instances"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/recipes"
 )
@@ -70,16 +68,7 @@ func benchRecipeJob(b *testing.B) {
 	b.Cleanup(func() { _ = cl.Close() })
 	agentPath, agentSHA := acctest.AgentBinary(b)
 	base := runtimeBase(agentPath, agentSHA)
-	svc := env.Server.Component("instances").(*instances.Service)
-	controllerKey := instances.InstanceKey(acctest.Project, acctest.Zone, "hrj-controller")
-	report := func(name string) (cc.JobReport, recipes.Progress) {
-		var p recipes.Progress
-		r, err := cc.DecodeJobReport(svc.GuestAttributes(controllerKey).Values[cc.GuestAttributeNamespace][cc.JobAttr(name)])
-		if err == nil {
-			_ = json.Unmarshal(r.Progress, &p)
-		}
-		return r, p
-	}
+	report := func(name string) (cc.JobReport, recipes.Progress) { return env.JobReport("hrj-controller", name) }
 	wait := func(name, what string, limit time.Duration, ok func(cc.JobReport, recipes.Progress) bool) (cc.JobReport, recipes.Progress, error) {
 		deadline := time.Now().Add(limit)
 		for {
@@ -99,15 +88,7 @@ func benchRecipeJob(b *testing.B) {
 		at, _ := time.Parse(time.RFC3339Nano, p.StartedAt)
 		return at.Add(time.Duration(p.StartupSeconds * float64(time.Second)))
 	}
-	slurm := func(cmd string) error {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		out, stderr, err := env.Runtime.Exec(ctx, controllerKey, "env", "SLURM_CONF=/etc/slurm/slurm.conf", "bash", "-c", cmd)
-		if err != nil {
-			return fmt.Errorf("%s: %v\n%s%s", cmd, err, out, stderr)
-		}
-		return nil
-	}
+	slurm := func(cmd string) error { _, err := env.Slurm(30*time.Second, "hrj-controller", cmd); return err }
 
 	var clusterStart, applyStart time.Time
 	var clusterApply time.Duration

@@ -1,7 +1,6 @@
 package recipejob_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -9,21 +8,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
-
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/acctest"
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/instances"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/recipes"
-	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/recipejob"
 )
 
 // factories serves the provider with this resource, whether or not the provider registers it yet.
-var factories = func() map[string]func() (tfprotov6.ProviderServer, error) {
-	return acctest.FactoriesWith(func() resource.Resource { return recipejob.NewResource() })
-}()
+var factories = acctest.FactoriesWith(recipejob.NewResource)
 
 const addr = "hypercompute_recipe_job.test"
 
@@ -33,15 +26,10 @@ const addr = "hypercompute_recipe_job.test"
 // and, with lustre, Managed Lustre at /lustre.
 func apiCluster(t *testing.T, env *acctest.Env, name string, lustre bool) string {
 	t.Helper()
-	c := cc.Cluster{
-		Name:       name,
-		Controller: cc.Controller{Hostname: cc.ControllerName(name)},
-		// A checkpointing bucket: the storage with a write bandwidth figure in the catalog, so a
-		// job checkpointing there gets its checkpoint cost estimated at plan.
-		Mounts: cc.Mounts{Home: cc.NFSMount{Server: "10.0.9.2", Share: "/home"},
-			Buckets: []cc.BucketMount{{Bucket: name + "-ckpt", MountPoint: "/gcs/ckpt", Profile: cc.BucketProfileCheckpointing}}},
-		Agents: []cc.AgentRef{{Version: "0.1.0", URL: "https://example.com/hypercompute-agent", SHA256: strings.Repeat("ab", 32)}},
-	}
+	c := acctest.APIClusterSpec(name)
+	// A checkpointing bucket: the storage with a write bandwidth figure in the catalog, so a job
+	// checkpointing there gets its checkpoint cost estimated at plan.
+	c.Mounts.Buckets = []cc.BucketMount{{Bucket: name + "-ckpt", MountPoint: "/gcs/ckpt", Profile: cc.BucketProfileCheckpointing}}
 	if lustre {
 		// 18,000 GiB at 500 MBps/TiB: 8,789 MB/s of checkpoint bandwidth.
 		c.Mounts.Lustre = &cc.LustreMount{Address: "10.0.9.3", FSName: "lfs", CapacityGiB: 18000, Throughput: 500}
@@ -160,11 +148,4 @@ resource "hypercompute_recipe_job" "test" {
 %s
 }
 `, cluster, name, partition, extra)
-}
-
-// removeJobKey deletes a job's key on the controller, as someone outside Terraform would.
-func removeJobKey(env *acctest.Env, cluster, name string) error {
-	vm := tfutil.VM{Project: acctest.Project, Zone: acctest.Zone, Name: cc.ControllerName(cluster)}
-	_, err := tfutil.SetMetadataKey(context.Background(), env.Clients(), vm, nil, cc.JobKey(name), nil)
-	return err
 }

@@ -59,16 +59,9 @@ func TestAccRecipeJob_invalidInput(t *testing.T) {
 			`overrides\.precision: precision = "fp8"[\s\S]*only Megatron-Bridge recipes switch precision`},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: factories,
-				Steps:                    []resource.TestStep{{Config: tc.body, PlanOnly: true, ExpectError: acctest.ErrorMatching(tc.want)}},
-			})
-		})
+		acctest.PlanFails(t, factories, tc.name, tc.body, tc.want)
 	}
-	if n := env.Calls().Total; n != 0 {
-		t.Fatalf("invalid configurations made %d API calls; want 0: %v", n, env.Calls().Methods)
-	}
+	env.RequireNoCalls(t, "invalid configurations")
 }
 
 // Checks that need the partition read its desired configuration from the controller's metadata
@@ -96,12 +89,7 @@ func TestAccRecipeJob_partitionChecks(t *testing.T) {
 			`checkpoint\.interval: 10s is shorter than the checkpoint cost C = 24\.3 s: llama3\.1/8b/pretrain@a3-high checkpoints 104\.7 GiB[\s\S]*bucket rjp-ckpt[\s\S]*at least "25s"`},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: factories,
-				Steps:                    []resource.TestStep{{Config: tc.body, PlanOnly: true, ExpectError: acctest.ErrorMatching(tc.want)}},
-			})
-		})
+		acctest.PlanFails(t, factories, tc.name, tc.body, tc.want)
 	}
 	if c := env.Calls(); c.Mutating != 0 {
 		t.Fatalf("plans made %d mutating calls: %v", c.Mutating, c.Methods)

@@ -13,24 +13,14 @@ import (
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/acctest"
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
-	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/instances"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/recipes"
 )
 
 // controllerJob is the job the provider wrote under its key on the controller.
 func controllerJob(env *acctest.Env, cluster, name string) (recipes.Job, bool) {
-	svc := env.Server.Component("instances").(*instances.Service)
-	inst, ok := svc.Instance(instances.InstanceKey(acctest.Project, acctest.Zone, cc.ControllerName(cluster)))
-	if !ok {
-		return recipes.Job{}, false
-	}
-	for _, it := range inst.GetMetadata().GetItems() {
-		if it.GetKey() == cc.JobKey(name) {
-			var j recipes.Job
-			return j, json.Unmarshal([]byte(it.GetValue()), &j) == nil
-		}
-	}
-	return recipes.Job{}, false
+	var j recipes.Job
+	v, ok := env.ControllerKey(cluster, cc.JobKey(name))
+	return j, ok && json.Unmarshal([]byte(v), &j) == nil
 }
 
 // The job's lifecycle against the API, with a fake controller agent: create waits for
@@ -51,12 +41,7 @@ func TestAccRecipeJob_lifecycle(t *testing.T) {
 	var firstGen string
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: factories,
-		CheckDestroy: func(*terraform.State) error {
-			if _, ok := controllerJob(env, "rj", "train"); ok {
-				return fmt.Errorf("the job's key is still on the controller")
-			}
-			return nil
-		},
+		CheckDestroy:             env.CheckControllerKeyGone("rj", cc.JobKey("train")),
 		Steps: []resource.TestStep{
 			{
 				Config: cfg(40, "completed"),
@@ -182,10 +167,8 @@ func TestAccRecipeJob_disappears(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: factories,
 		Steps: []resource.TestStep{{
-			Config: cfg,
-			Check: func(*terraform.State) error {
-				return removeJobKey(env, "rjd", "gone")
-			},
+			Config:             cfg,
+			Check:              env.RemoveControllerKey("rjd", cc.JobKey("gone")),
 			ExpectNonEmptyPlan: true,
 		}},
 	})

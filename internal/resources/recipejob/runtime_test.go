@@ -49,11 +49,8 @@ resource "hypercompute_recipe_job" "%[1]s" {
 // the Compute API, resumes each time from its newest checkpoint (the step counter continues, the
 // work lost stays under one interval); (3) removing the job cancels it in Slurm.
 func TestAccRecipeJob_localRuntime(t *testing.T) {
-	acctest.PreCheck(t)
-	acctest.RequireClusterTools(t)
 	acctest.RequireTorch(t)
-	env := acctest.NewWithRuntime(t)
-	agentPath, agentSHA := acctest.AgentBinary(t)
+	env, agentPath, agentSHA := acctest.NewSlurmRuntime(t)
 	base := runtimeBase(agentPath, agentSHA)
 	exec := env.RunOn
 	slurm := func(cmd string) (string, error) {

@@ -3,8 +3,6 @@ package trainingcluster_test
 import (
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/acctest"
 )
 
@@ -60,22 +58,11 @@ func TestAccTrainingCluster_invalidInput(t *testing.T) {
 			`agent sha256 "abc" is invalid`},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: factories,
-				Steps: []resource.TestStep{{
-					Config: env.Config(`
+		acctest.PlanFails(t, factories, tc.name, env.Config(`
 resource "hypercompute_training_cluster" "test" {
   network = "hc-net"
-` + tc.body + `}
-`),
-					PlanOnly:    true,
-					ExpectError: acctest.ErrorMatching(tc.want),
-				}},
-			})
-		})
+`+tc.body+`}
+`), tc.want)
 	}
-	if n := env.Calls().Total; n != 0 {
-		t.Fatalf("invalid configurations made %d API calls; want 0: %v", n, env.Calls().Methods)
-	}
+	env.RequireNoCalls(t, "invalid configurations")
 }

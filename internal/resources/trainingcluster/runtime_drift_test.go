@@ -1,7 +1,6 @@
 package trainingcluster_test
 
 import (
-	"context"
 	"fmt"
 	"regexp"
 	"strings"
@@ -22,21 +21,10 @@ import (
 // -detailed-exitcode` would exit 2), and the apply has the agent write the declared file back
 // and reconfigure, so slurmctld runs the declared MaxJobCount again and the plan is empty.
 func TestAccTrainingCluster_localRuntimeDrift(t *testing.T) {
-	acctest.PreCheck(t)
-	acctest.RequireClusterTools(t)
-	env := acctest.NewWithRuntime(t)
-	agentPath, agentSHA := acctest.AgentBinary(t)
+	env, agentPath, agentSHA := acctest.NewSlurmRuntime(t)
 	const ctl = "hcz-controller"
 	key := instances.InstanceKey(acctest.Project, acctest.Zone, ctl)
-	exec := func(cmd string) (string, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		out, stderr, err := env.Runtime.Exec(ctx, key, "env", "SLURM_CONF=/etc/slurm/slurm.conf", "bash", "-c", cmd)
-		if err != nil {
-			return "", fmt.Errorf("%s on %s: %v\n%s%s", cmd, ctl, err, out, stderr)
-		}
-		return string(out), nil
-	}
+	exec := func(cmd string) (string, error) { return env.Slurm(30*time.Second, ctl, cmd) }
 	maxJobCount := func(want string) resource.TestCheckFunc {
 		return func(*terraform.State) error {
 			out, err := exec("scontrol show config")

@@ -84,24 +84,13 @@ func (c scanState) CheckState(_ context.Context, req statecheck.CheckStateReques
 }
 
 func TestAccTrainingCluster_localRuntime(t *testing.T) {
-	acctest.PreCheck(t)
-	acctest.RequireClusterTools(t)
-	env := acctest.NewWithRuntime(t)
-	agentPath, agentSHA := acctest.AgentBinary(t)
+	env, agentPath, agentSHA := acctest.NewSlurmRuntime(t)
 	logPath := filepath.Join(t.TempDir(), "terraform.log")
 	t.Setenv("TF_LOG", "debug")
 	t.Setenv("TF_LOG_PATH", logPath)
 
 	key := func(vm string) string { return instances.InstanceKey(acctest.Project, acctest.Zone, vm) }
-	exec := func(vm string, argv ...string) (string, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		out, stderr, err := env.Runtime.Exec(ctx, key(vm), argv...)
-		if err != nil {
-			return "", fmt.Errorf("%s on %s: %v\n%s%s", strings.Join(argv, " "), vm, err, out, stderr)
-		}
-		return string(out), nil
-	}
+	exec := func(vm string, argv ...string) (string, error) { return env.RunOn(30*time.Second, vm, argv...) }
 	var keys secrets
 	readKeys := func(*terraform.State) error {
 		defer func() {
