@@ -28,10 +28,7 @@ func (r *bucketResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			"destroy is refused at plan time; a bucket that still holds objects is only deleted with `force_destroy = true`, " +
 			"which deletes the objects first.",
 		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{
-				Computed: true, PlanModifiers: stable,
-				MarkdownDescription: "The bucket name.",
-			},
+			"id": tfutil.IDAttribute("The bucket name."),
 			"name": schema.StringAttribute{
 				Required: true,
 				MarkdownDescription: "Bucket name, unique across all of Cloud Storage: 3-63 characters (up to 222 with dots) of lowercase " +

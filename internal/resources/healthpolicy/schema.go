@@ -40,17 +40,8 @@ func (r *policyResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			"service once its VM is back. CPU partitions skip the GPU checks. Apply waits until the controller reports the " +
 			"policy applied. Read the records with the `hypercompute_cluster_health` data source.",
 		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{
-				Computed:            true,
-				MarkdownDescription: "`projects/{project}/zones/{zone}/clusters/{cluster}/healthPolicies/{name}` (also the import ID).",
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-			"cluster": schema.StringAttribute{
-				Required:            true,
-				MarkdownDescription: "The training cluster: `hypercompute_training_cluster.<name>.id`.",
-				PlanModifiers:       replace,
-				Validators:          []validator.String{tfutil.StringCheck{Desc: "a training cluster id", Check: func(s string) error { _, err := cc.ParseClusterID(s); return err }}},
-			},
+			"id":      tfutil.IDAttribute("`projects/{project}/zones/{zone}/clusters/{cluster}/healthPolicies/{name}` (also the import ID)."),
+			"cluster": tfutil.ClusterAttribute("", replace...),
 			"name": schema.StringAttribute{
 				Required:            true,
 				MarkdownDescription: "Policy name (lowercase letters, digits and hyphens); part of the controller metadata key. A partition takes the first policy by name that targets it.",

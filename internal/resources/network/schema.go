@@ -15,6 +15,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
 
 // Derived resource names append at most len("-gpu-7-subnet") = 13 characters, and Compute names
@@ -25,7 +27,7 @@ const maxNameLength = 48
 const IAPRange = "35.235.240.0/20"
 
 func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	stable := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
+	stable := tfutil.Stable()
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	replaceIfSet := []planmodifier.String{stringplanmodifier.RequiresReplace(), stringplanmodifier.UseStateForUnknown()}
 	resp.Schema = schema.Schema{
@@ -34,11 +36,7 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"and Cloud NAT so VMs without public IPs reach package mirrors, private service access for Filestore and " +
 			"Managed Lustre, and optionally the GPU network set one NIC stack needs (TCPX, TCPXO or RDMA).",
 		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{
-				Computed:            true,
-				MarkdownDescription: "`projects/{project}/global/networks/{name}`.",
-				PlanModifiers:       stable,
-			},
+			"id": tfutil.IDAttribute("`projects/{project}/global/networks/{name}`."),
 			"name": schema.StringAttribute{
 				Required:            true,
 				MarkdownDescription: "Network name; also the prefix of every derived resource (`<name>-subnet`, `<name>-router`, ...). 1-48 characters, RFC 1035.",

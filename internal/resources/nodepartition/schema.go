@@ -42,17 +42,9 @@ func (r *partitionResource) Schema(ctx context.Context, _ resource.SchemaRequest
 			"labels change in place; the machine type, zone, provisioning, placement, disks and image replace the " +
 			"partition's VMs (the plan shows it).",
 		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{
-				Computed:            true,
-				MarkdownDescription: "`projects/{project}/zones/{zone}/clusters/{cluster}/partitions/{name}`; also the import ID.",
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-			"cluster": schema.StringAttribute{
-				Required:            true,
-				MarkdownDescription: "The training cluster: `hypercompute_training_cluster.<name>.id` (`projects/{project}/zones/{zone}/clusters/{name}`). Network, service account, tags, mounts and the agent build are read from its controller.",
-				Validators:          []validator.String{tfutil.StringCheck{Desc: "a training cluster id", Check: func(s string) error { _, err := cc.ParseClusterID(s); return err }}},
-				PlanModifiers:       replace,
-			},
+			"id": tfutil.IDAttribute("`projects/{project}/zones/{zone}/clusters/{cluster}/partitions/{name}`; also the import ID."),
+			"cluster": tfutil.ClusterAttribute(" Network, service account, tags, mounts and the agent build are read from its controller.",
+				replace...),
 			"name": schema.StringAttribute{
 				Required: true,
 				MarkdownDescription: "Slurm partition name: a letter, then letters, digits, `_` and `-`, at most " +

@@ -51,16 +51,8 @@ func (r *jobResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp
 			"running job and waits until it holds no node. A job requeued by Slurm (`scontrol requeue`, a node failure) " +
 			"resumes from its newest complete checkpoint; `restarts` and `time_lost` show what failures cost.",
 		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{
-				Computed:            true,
-				MarkdownDescription: "`projects/{project}/zones/{zone}/clusters/{cluster}/jobs/{name}`; the import ID may also be `{cluster}/{name}` in the provider's project and zone.",
-				PlanModifiers:       keep,
-			},
-			"cluster": schema.StringAttribute{
-				Required:            true,
-				MarkdownDescription: "The training cluster: `hypercompute_training_cluster.<name>.id` (`projects/{project}/zones/{zone}/clusters/{name}`).",
-				Validators:          []validator.String{tfutil.StringCheck{Desc: "a training cluster id", Check: func(s string) error { _, err := cc.ParseClusterID(s); return err }}},
-			},
+			"id":      tfutil.IDAttribute("`projects/{project}/zones/{zone}/clusters/{cluster}/jobs/{name}`; the import ID may also be `{cluster}/{name}` in the provider's project and zone."),
+			"cluster": tfutil.ClusterAttribute(""),
 			"name": schema.StringAttribute{
 				Required:            true,
 				MarkdownDescription: "Job name: the Slurm job name and part of the controller metadata key. A letter, then letters, digits, `-` and `_`, at most 63 characters.",

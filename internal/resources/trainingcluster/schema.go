@@ -98,7 +98,6 @@ func slurmDefault() types.Object {
 }
 
 func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	stable := tfutil.Stable()
 	computedString := func(desc string) schema.StringAttribute {
 		return schema.StringAttribute{Computed: true, MarkdownDescription: desc}
 	}
@@ -110,10 +109,7 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"configuration applied — or fails with the node's own error text. Slurm settings and the login count change in place. " +
 			"Partitions are separate `hypercompute_node_partition` resources; Filestore and Lustre are never touched by this resource.",
 		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{
-				Computed: true, PlanModifiers: stable,
-				MarkdownDescription: "`projects/{project}/zones/{zone}/clusters/{name}`.",
-			},
+			"id": tfutil.IDAttribute("`projects/{project}/zones/{zone}/clusters/{name}`."),
 			"name": schema.StringAttribute{
 				Required: true,
 				MarkdownDescription: fmt.Sprintf("Cluster name: Slurm's `ClusterName` and the prefix of every VM (`<name>-controller`, `<name>-login-<i>`, "+

@@ -7,6 +7,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+
+	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 )
 
 // Attributes every instance resource (Filestore, Managed Lustre) declares the same way. Attributes
@@ -19,11 +21,7 @@ const MaxInstanceDescription = 2048
 // InstanceIDAttribute is the computed id, the instance's full name (InstanceName); locAttr names the
 // location attribute in the pattern ("location", "zone"). It is known at plan time and never changes.
 func InstanceIDAttribute(locAttr string) schema.StringAttribute {
-	return schema.StringAttribute{
-		Computed:            true,
-		MarkdownDescription: "`projects/{project}/locations/{" + locAttr + "}/instances/{name}`.",
-		PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-	}
+	return IDAttribute("`projects/{project}/locations/{" + locAttr + "}/instances/{name}`.")
 }
 
 // ProjectAttribute is the project of a resource that cannot move (ModifyPlan refuses a change;
@@ -58,4 +56,23 @@ func DeletionProtectionAttribute(markdown string) schema.BoolAttribute {
 // the state's value instead of showing it unknown on every update.
 func Stable() []planmodifier.String {
 	return []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
+}
+
+// IDAttribute is a resource's computed id; markdown gives its pattern. It is known at plan time
+// (or once created) and never changes.
+func IDAttribute(markdown string) schema.StringAttribute {
+	return schema.StringAttribute{Computed: true, MarkdownDescription: markdown, PlanModifiers: Stable()}
+}
+
+// ClusterAttribute is the `cluster` of a resource that lives in a training cluster (partition,
+// health policy, recipe job): a training cluster's id, checked at plan; more is the resource's own
+// sentence about it, modifiers its plan modifiers.
+func ClusterAttribute(more string, modifiers ...planmodifier.String) schema.StringAttribute {
+	return schema.StringAttribute{
+		Required: true,
+		MarkdownDescription: "The training cluster: `hypercompute_training_cluster.<name>.id` " +
+			"(`projects/{project}/zones/{zone}/clusters/{name}`)." + more,
+		Validators:    []validator.String{StringCheck{Desc: "a training cluster id", Check: func(s string) error { _, err := cc.ParseClusterID(s); return err }}},
+		PlanModifiers: modifiers,
+	}
 }
