@@ -155,7 +155,7 @@ func newSandbox(parent string) (sandbox, error) {
 	if err := os.WriteFile(sb.stub, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
 		return sb, err
 	}
-	ports, err := freePorts(2)
+	ports, err := FreePorts(2)
 	if err != nil {
 		return sb, err
 	}
@@ -169,8 +169,9 @@ func newSandbox(parent string) (sandbox, error) {
 	return sb, nil
 }
 
-// freePorts asks the kernel for n distinct unused TCP ports.
-func freePorts(n int) ([]int, error) {
+// FreePorts asks the kernel for n distinct unused TCP ports on 127.0.0.1 (slurmctld and
+// slurmd of a sandbox, or of a test cluster).
+func FreePorts(n int) ([]int, error) {
 	var ports []int
 	var ls []net.Listener
 	defer func() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +13,8 @@ import (
 	"cloud.google.com/go/compute/apiv1/computepb"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/filestore"
+	vmruntime "github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/runtime"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/runtime/runtimetest"
 )
 
 // pairScript is the startup script of each VM of the pair: mount the Filestore share on /home and the Lustre
@@ -83,45 +86,20 @@ func TestTwoVMsShareStorageMetadataAndNetwork(t *testing.T) {
 		t.Errorf("Lustre backing dir holds %v, want both VMs' checkpoints", ckpts)
 	}
 
-	tcpRoundTrip(t, c, "vm-a", "vm-b", ips["vm-b"])
-	tcpRoundTrip(t, c, "vm-b", "vm-a", "vm-a")
-	tcpRoundTrip(t, c, "vm-a", "vm-b", "vm-b."+zone+".c."+project+".internal")
+	runtimetest.TCPRoundTrip(t, keyedHosts{c.env.Runtime}, "vm-a", "vm-b", ips["vm-b"])
+	runtimetest.TCPRoundTrip(t, keyedHosts{c.env.Runtime}, "vm-b", "vm-a", "vm-a")
+	runtimetest.TCPRoundTrip(t, keyedHosts{c.env.Runtime}, "vm-a", "vm-b", "vm-b."+zone+".c."+project+".internal")
 }
 
-// tcpRoundTrip sends a line from one VM to a listener on another at addr.
-func tcpRoundTrip(t *testing.T, c *cloud, from, to, addr string) {
-	t.Helper()
-	listener, err := c.env.Runtime.Command(key(to), "timeout", "10", "nc", "-l", "7000")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got strings.Builder
-	listener.Stdout = &got
-	if err := listener.Start(); err != nil {
-		t.Fatal(err)
-	}
-	msg := "hello-from-" + from
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_, stderr, err := c.env.Runtime.Exec(ctx, key(from), "bash", "-c", fmt.Sprintf("echo %s | nc -N -w 2 %s 7000", msg, addr))
-		cancel()
-		if err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			listener.Process.Kill()
-			listener.Wait()
-			t.Fatalf("%s cannot reach %s:7000: %v %s", from, addr, err, stderr)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if err := listener.Wait(); err != nil {
-		t.Fatalf("listener on %s: %v", to, err)
-	}
-	if strings.TrimSpace(got.String()) != msg {
-		t.Errorf("%s received %q from %s via %s, want %q", to, got.String(), from, addr, msg)
-	}
+// keyedHosts reaches the runtime's hosts by VM name.
+type keyedHosts struct{ *vmruntime.Runtime }
+
+func (h keyedHosts) Command(vm string, argv ...string) (*exec.Cmd, error) {
+	return h.Runtime.Command(key(vm), argv...)
+}
+
+func (h keyedHosts) Exec(ctx context.Context, vm string, argv ...string) ([]byte, []byte, error) {
+	return h.Runtime.Exec(ctx, key(vm), argv...)
 }
 
 // bootCounter counts boots in a private directory that survives reboots and leaves a daemon running.

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/runtime/runtimetest"
 )
 
 // fakeMetadata is the smallest metadata server a guest-attribute write needs.
@@ -157,8 +159,8 @@ echo "name from metadata.google.internal: $(curl -sSf -H 'Metadata-Flavor: Googl
 		t.Errorf("h1 still lists deleted h3:\n%s", got)
 	}
 
-	tcpRoundTrip(t, r, "h1", "h2", "10.6.0.3")
-	tcpRoundTrip(t, r, "h2", "h1", "h1")
+	runtimetest.TCPRoundTrip(t, r, "h1", "h2", "10.6.0.3")
+	runtimetest.TCPRoundTrip(t, r, "h2", "h1", "h1")
 
 	// Lustre goes through its helper too; an unknown share fails clearly.
 	execOK(t, r, "h1", "bash", "-c", "mkdir -p /tmp/lustre && mount -t lustre 10.6.0.101@tcp:/lfs /tmp/lustre && echo ck > /tmp/lustre/ckpt")
@@ -178,39 +180,5 @@ echo "name from metadata.google.internal: $(curl -sSf -H 'Metadata-Flavor: Googl
 	mounts, _ := os.ReadFile("/proc/mounts")
 	if strings.Contains(string(mounts), share) || strings.Contains(string(mounts), lustre) {
 		t.Errorf("storage mount leaked into the machine's namespace")
-	}
-}
-
-// tcpRoundTrip sends a line from one host to a listener on another.
-func tcpRoundTrip(t *testing.T, r *Runtime, from, to, addr string) {
-	t.Helper()
-	listener, err := r.Command(to, "timeout", "10", "nc", "-l", "7000")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got strings.Builder
-	listener.Stdout = &got
-	if err := listener.Start(); err != nil {
-		t.Fatal(err)
-	}
-	msg := "hello-from-" + from
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_, stderr, err := r.Exec(ctx, from, "bash", "-c", fmt.Sprintf("echo %s | nc -N -w 2 %s 7000", msg, addr))
-		cancel()
-		if err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s cannot reach %s:7000: %v %s", from, addr, err, stderr)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if err := listener.Wait(); err != nil {
-		t.Fatalf("listener on %s: %v", to, err)
-	}
-	if strings.TrimSpace(got.String()) != msg {
-		t.Errorf("%s received %q, want %q", to, got.String(), msg)
 	}
 }

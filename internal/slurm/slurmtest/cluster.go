@@ -21,6 +21,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/slurmcheck"
 )
 
 // Node is one slurmd of the cluster.
@@ -386,24 +388,7 @@ func writeRandom(path string, n int, mode os.FileMode) error {
 }
 
 // FreePorts asks the kernel for n distinct free TCP ports on 127.0.0.1.
-func FreePorts(n int) ([]int, error) {
-	var ports []int
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			l.Close()
-		}
-	}()
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
-}
+var FreePorts = slurmcheck.FreePorts
 
 func canDial(port int) bool {
 	conn, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), 200*time.Millisecond)
