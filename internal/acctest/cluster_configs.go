@@ -62,3 +62,20 @@ resource "hypercompute_node_partition" %q {
 // RuntimeCPUPartitionConfig is a partition cpu of two static n2-standard-2 nodes, at
 // hypercompute_node_partition.cpu.
 var RuntimeCPUPartitionConfig = RuntimePartitionConfig("cpu", "cpu", "n2-standard-2", 2)
+
+// RuntimeTinyGPTJob is a recipe job name of the CPU recipe (tiny-gpt 2m, pretrain) on both nodes
+// of RuntimePartitionConfig's partition at hypercompute_node_partition.<partition>, with body's
+// attributes (overrides, checkpoint, wait_for ...) and short timeouts, at
+// hypercompute_recipe_job.<name>.
+func RuntimeTinyGPTJob(name, partition, body string) string {
+	return fmt.Sprintf(`
+resource "hypercompute_recipe_job" %[1]q {
+  cluster   = hypercompute_training_cluster.c.id
+  partition = hypercompute_node_partition.%[2]s.name
+  name      = %[1]q
+  nodes     = 2
+  recipe    = { model = "tiny-gpt", size = "2m", mode = "pretrain" }
+  timeouts  = { create = "4m", delete = "2m" }
+%[3]s}
+`, name, partition, body)
+}

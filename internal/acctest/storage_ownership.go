@@ -62,28 +62,24 @@ func (o StorageOwnership) noMarker(e *Env) resource.TestCheckFunc {
 // changes anything, records nothing, and the first state still plans no change.
 func (o StorageOwnership) TestOtherState(t *testing.T, e *Env) {
 	first := e.Config(o.Network + o.Instance)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: o.Factories,
-		CheckDestroy:             e.CheckStorageNothingLeft,
-		Steps: []resource.TestStep{
-			{Config: first, Check: o.noMarker(e)},
-			{
-				PreConfig: func() {
-					before := e.succeededWrites()
-					// Its own test case: its own working directory and state.
-					resource.Test(t, resource.TestCase{
-						ProtoV6ProviderFactories: o.Factories,
-						Steps:                    []resource.TestStep{{Config: e.Config(o.Alone), ExpectError: ErrorMatching(o.refusal())}},
-					})
-					if n := e.succeededWrites() - before; n != 0 {
-						// Its insert, answered ALREADY_EXISTS, changed nothing; nothing else may.
-						t.Errorf("the refused state made %d mutating calls that succeeded; want 0: %v", n, e.Calls().Methods)
-					}
-				},
-				Config:           first,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-				Check:            o.noMarker(e),
+	o.run(t, e, []resource.TestStep{
+		{Config: first, Check: o.noMarker(e)},
+		{
+			PreConfig: func() {
+				before := e.succeededWrites()
+				// Its own test case: its own working directory and state.
+				resource.Test(t, resource.TestCase{
+					ProtoV6ProviderFactories: o.Factories,
+					Steps:                    []resource.TestStep{{Config: e.Config(o.Alone), ExpectError: ErrorMatching(o.refusal())}},
+				})
+				if n := e.succeededWrites() - before; n != 0 {
+					// Its insert, answered ALREADY_EXISTS, changed nothing; nothing else may.
+					t.Errorf("the refused state made %d mutating calls that succeeded; want 0: %v", n, e.Calls().Methods)
+				}
 			},
+			Config:           first,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			Check:            o.noMarker(e),
 		},
 	})
 }
@@ -92,30 +88,23 @@ func (o StorageOwnership) TestOtherState(t *testing.T, e *Env) {
 // takes it over, plans no change afterwards, and a destroy deletes it.
 func (o StorageOwnership) TestForeign(t *testing.T, e *Env) {
 	cfg := e.Config(o.Network + o.Instance)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: o.Factories,
-		CheckDestroy:             e.CheckStorageNothingLeft,
-		Steps: []resource.TestStep{
-			{Config: e.Config(o.Network)},
-			{
-				PreConfig:   func() { o.CreateDirectly(t) },
-				Config:      cfg,
-				ExpectError: ErrorMatching(o.refusal()),
-			},
-			{
-				// Nothing of the refused create was recorded: the state holds the network only,
-				// and the foreign instance is still there.
-				Config: cfg + o.Import,
-				Check: resource.ComposeAggregateTestCheckFunc(
-					e.CheckCount(o.Kind, 1),
-					resource.TestCheckResourceAttr(o.Addr, "id", o.Name),
-				),
-			},
-			{
-				Config:           cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-			},
+	o.run(t, e, []resource.TestStep{
+		{Config: e.Config(o.Network)},
+		{
+			PreConfig:   func() { o.CreateDirectly(t) },
+			Config:      cfg,
+			ExpectError: ErrorMatching(o.refusal()),
 		},
+		{
+			// Nothing of the refused create was recorded: the state holds the network only,
+			// and the foreign instance is still there.
+			Config: cfg + o.Import,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				e.CheckCount(o.Kind, 1),
+				resource.TestCheckResourceAttr(o.Addr, "id", o.Name),
+			),
+		},
+		noChange(cfg),
 	})
 }
 
@@ -123,41 +112,28 @@ func (o StorageOwnership) TestForeign(t *testing.T, e *Env) {
 // then forgotten, as a crash leaves it) is finished by the next apply, which adopts the instance.
 func (o StorageOwnership) TestUnfinished(t *testing.T, e *Env) {
 	cfg := e.Config(o.Network + o.Instance)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: o.Factories,
-		CheckDestroy:             e.CheckStorageNothingLeft,
-		Steps: []resource.TestStep{
-			{
-				PreConfig: func() {
-					e.ApplyFaults(t, core.FaultSpec{ErrorRates: []core.ErrorRate{{Method: o.Patch, Rate: 1, Code: 400, Message: "stopped here (injected)"}}})
-				},
-				Config:      cfg,
-				ExpectError: ErrorMatching(`(?s)removing its ` + marker + ` label failed`),
-			},
-			{
-				PreConfig: func() { e.Server.Faults.Clear() },
-				Config:    o.forget(e),
-				Check: func(*terraform.State) error {
-					labels, err := o.Labels(e)
-					if err != nil {
-						return err
-					}
-					if labels[marker] != "pending" {
-						return fmt.Errorf("the unfinished instance lacks its marker: %v", labels)
-					}
-					return nil
-				},
-			},
-			{
-				Config:           cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(o.Addr, plancheck.ResourceActionCreate)}},
-				Check:            o.noMarker(e),
-			},
-			{
-				Config:           cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+	o.run(t, e, []resource.TestStep{
+		o.stoppedCreate(t, e, cfg),
+		{
+			PreConfig: func() { e.Server.Faults.Clear() },
+			Config:    o.forget(e),
+			Check: func(*terraform.State) error {
+				labels, err := o.Labels(e)
+				if err != nil {
+					return err
+				}
+				if labels[marker] != "pending" {
+					return fmt.Errorf("the unfinished instance lacks its marker: %v", labels)
+				}
+				return nil
 			},
 		},
+		{
+			Config:           cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(o.Addr, plancheck.ResourceActionCreate)}},
+			Check:            o.noMarker(e),
+		},
+		noChange(cfg),
 	})
 }
 
@@ -177,29 +153,39 @@ func (e *Env) succeededWrites() int64 {
 // create would still adopt it), and then no change.
 func (o StorageOwnership) TestImportUnfinished(t *testing.T, e *Env) {
 	cfg := e.Config(o.Network + o.Instance)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: o.Factories,
-		CheckDestroy:             e.CheckStorageNothingLeft,
-		Steps: []resource.TestStep{
-			{
-				PreConfig: func() {
-					e.ApplyFaults(t, core.FaultSpec{ErrorRates: []core.ErrorRate{{Method: o.Patch, Rate: 1, Code: 400, Message: "stopped here (injected)"}}})
-				},
-				Config:      cfg,
-				ExpectError: ErrorMatching(`(?s)removing its ` + marker + ` label failed`),
-			},
-			{PreConfig: func() { e.Server.Faults.Clear() }, Config: o.forget(e)},
-			{
-				Config:           cfg + o.Import,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(o.Addr, plancheck.ResourceActionUpdate)}},
-				Check:            o.noMarker(e),
-			},
-			{
-				Config:           cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-			},
+	o.run(t, e, []resource.TestStep{
+		o.stoppedCreate(t, e, cfg),
+		{PreConfig: func() { e.Server.Faults.Clear() }, Config: o.forget(e)},
+		{
+			Config:           cfg + o.Import,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(o.Addr, plancheck.ResourceActionUpdate)}},
+			Check:            o.noMarker(e),
 		},
+		noChange(cfg),
 	})
+}
+
+// run runs steps as one test case, whose destroy must leave no storage behind.
+func (o StorageOwnership) run(t *testing.T, e *Env, steps []resource.TestStep) {
+	t.Helper()
+	resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: o.Factories, CheckDestroy: e.CheckStorageNothingLeft, Steps: steps})
+}
+
+// stoppedCreate is a step whose create stops after its insert: removing the creation marker
+// fails, as a crash between the two would leave it.
+func (o StorageOwnership) stoppedCreate(t *testing.T, e *Env, cfg string) resource.TestStep {
+	return resource.TestStep{
+		PreConfig: func() {
+			e.ApplyFaults(t, core.FaultSpec{ErrorRates: []core.ErrorRate{{Method: o.Patch, Rate: 1, Code: 400, Message: "stopped here (injected)"}}})
+		},
+		Config:      cfg,
+		ExpectError: ErrorMatching(`(?s)removing its ` + marker + ` label failed`),
+	}
+}
+
+// noChange is a step that applies cfg expecting its plan to be empty.
+func noChange(cfg string) resource.TestStep {
+	return resource.TestStep{Config: cfg, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}}
 }
 
 // forget is the network alone with the instance removed from the state but not destroyed: what

@@ -40,24 +40,11 @@ resource "hypercompute_health_policy" "gpu" {
   ]
   timeouts = { create = "3m", delete = "2m" }
 }
-
-resource "hypercompute_recipe_job" "train" {
-  cluster   = hypercompute_training_cluster.c.id
-  partition = hypercompute_node_partition.gpu.name
-  name      = "train"
-  nodes     = 2
-  recipe = {
-    model = "tiny-gpt"
-    size  = "2m"
-    mode  = "pretrain"
-  }
-  overrides  = { max_steps = 150 }
+` + acctest.RuntimeTinyGPTJob("train", "gpu", `  overrides  = { max_steps = 150 }
   checkpoint = { interval = "10s" }
   wait_for   = "running"
-  timeouts   = { create = "4m", delete = "2m" }
   depends_on = [hypercompute_health_policy.gpu]
-}
-`
+`)
 }
 
 // The issue's proof, through Terraform on the local runtime: uncorrected ECC errors injected

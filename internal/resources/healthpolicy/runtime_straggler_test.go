@@ -26,24 +26,11 @@ resource "hypercompute_health_policy" "s" {
   checks           = [{ name = "straggler", straggler_factor = 2, action = "drain" }]
   timeouts         = { create = "3m", delete = "2m" }
 }
-
-resource "hypercompute_recipe_job" "train" {
-  cluster   = hypercompute_training_cluster.c.id
-  partition = hypercompute_node_partition.cpu.name
-  name      = "train"
-  nodes     = 2
-  recipe = {
-    model = "tiny-gpt"
-    size  = "2m"
-    mode  = "pretrain"
-  }
-  overrides  = { max_steps = 100000, hyperparameters = { log_every = "2" } }
+` + acctest.RuntimeTinyGPTJob("train", "cpu", `  overrides  = { max_steps = 100000, hyperparameters = { log_every = "2" } }
   checkpoint = { interval = "30s" }
   wait_for   = "running"
-  timeouts   = { create = "4m", delete = "2m" }
   depends_on = [hypercompute_health_policy.s]
-}
-`
+`)
 }
 
 // The straggler check on the local runtime with the real trainer: one node of a running recipe

@@ -206,21 +206,8 @@ func benchRecipeJob(b *testing.B) {
 // benchJob is the long-running CPU recipe job of runtimeJob, logging progress every step so the
 // trainer's account of lost work (up to the last progress write) is exact to a step.
 func benchJob(name string, interval time.Duration) string {
-	return fmt.Sprintf(`
-resource "hypercompute_recipe_job" "%[1]s" {
-  cluster   = hypercompute_training_cluster.c.id
-  partition = hypercompute_node_partition.cpu.name
-  name      = %[1]q
-  nodes     = 2
-  recipe = {
-    model = "tiny-gpt"
-    size  = "2m"
-    mode  = "pretrain"
-  }
-  overrides  = { max_steps = 1000000, hyperparameters = { log_every = "1" } }
-  checkpoint = { interval = %[2]q }
+	return acctest.RuntimeTinyGPTJob(name, "cpu", fmt.Sprintf(`  overrides  = { max_steps = 1000000, hyperparameters = { log_every = "1" } }
+  checkpoint = { interval = %q }
   wait_for   = "running"
-  timeouts   = { create = "4m", delete = "2m" }
-}
-`, name, formatSeconds(interval))
+`, formatSeconds(interval)))
 }

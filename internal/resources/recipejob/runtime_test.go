@@ -24,23 +24,10 @@ func runtimeBase(agentPath, agentSHA string) string {
 }
 
 func runtimeJob(name string, maxSteps int, interval, waitFor string) string {
-	return fmt.Sprintf(`
-resource "hypercompute_recipe_job" "%[1]s" {
-  cluster   = hypercompute_training_cluster.c.id
-  partition = hypercompute_node_partition.cpu.name
-  name      = %[1]q
-  nodes     = 2
-  recipe = {
-    model = "tiny-gpt"
-    size  = "2m"
-    mode  = "pretrain"
-  }
-  overrides  = { max_steps = %[2]d }
-  checkpoint = { interval = %[3]q }
-  wait_for   = %[4]q
-  timeouts   = { create = "4m", delete = "2m" }
-}
-`, name, maxSteps, interval, waitFor)
+	return acctest.RuntimeTinyGPTJob(name, "cpu", fmt.Sprintf(`  overrides  = { max_steps = %d }
+  checkpoint = { interval = %q }
+  wait_for   = %q
+`, maxSteps, interval, waitFor))
 }
 
 // The CPU recipe on the local runtime, real Slurm and real PyTorch, one cluster for every step:
