@@ -50,7 +50,9 @@ func (r *filestoreResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	tierKnown = tierKnown && !plan.Tier.IsUnknown()
 	if tierKnown {
 		r.checkTierRules(&resp.Diagnostics, &plan, tier, share, priorShare, hasState && priorShare.CapacityGB.ValueInt64() > 0)
-		planReservedRange(&resp.Diagnostics, &plan, &state, hasState, tier, &net, priorNet)
+		var configured types.String
+		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, tfutil.AttrPath("network.reserved_ip_range"), &configured)...)
+		planReservedRange(&resp.Diagnostics, hasState, tier, configured, &net, priorNet)
 	}
 	if !plan.DeletionProtectionReason.IsNull() && !plan.DeletionProtectionReason.IsUnknown() && plan.DeletionProtectionReason.ValueString() != "" &&
 		!plan.DeletionProtection.IsUnknown() && !plan.DeletionProtection.ValueBool() {
@@ -153,16 +155,22 @@ func (r *filestoreResource) checkTierRules(diags *diag.Diagnostics, plan *model,
 
 // planReservedRange defaults and checks network.reserved_ip_range: a PSA range name (default
 // "<network>-psa", the range hypercompute_network reserves) or a direct-peering CIDR of the tier's size.
-func planReservedRange(diags *diag.Diagnostics, plan, state *model, hasState bool, tier catalog.FilestoreTier, net *networkModel, priorNet networkModel) {
+// Only a value the configuration sets is checked. Left unset, the range is the prior state's: for an
+// instance made without one (imported) that is the CIDR block Filestore allocated, even in PSA mode,
+// and it must plan no change.
+func planReservedRange(diags *diag.Diagnostics, hasState bool, tier catalog.FilestoreTier, configured types.String, net *networkModel, priorNet networkModel) {
 	if net.ConnectMode.IsUnknown() || net.Name.IsUnknown() {
 		return
 	}
 	rng := net.ReservedIPRange
 	psa := net.ConnectMode.ValueString() == modePSA
+	sameMode := hasState && priorNet.ConnectMode.Equal(net.ConnectMode)
+	if configured.IsNull() && sameMode && !priorNet.ReservedIPRange.IsNull() && !priorNet.ReservedIPRange.IsUnknown() {
+		net.ReservedIPRange = priorNet.ReservedIPRange
+		return
+	}
 	if rng.IsNull() || rng.IsUnknown() {
 		switch {
-		case hasState && !priorNet.ReservedIPRange.IsNull() && priorNet.ConnectMode.Equal(net.ConnectMode):
-			net.ReservedIPRange = priorNet.ReservedIPRange
 		case psa:
 			if _, name, err := tfutil.ParseNetwork(net.Name.ValueString(), ""); err == nil {
 				net.ReservedIPRange = types.StringValue(name + "-psa")
@@ -176,8 +184,12 @@ func planReservedRange(diags *diag.Diagnostics, plan, state *model, hasState boo
 	v := rng.ValueString()
 	if psa {
 		if strings.Contains(v, "/") {
+			hint := ""
+			if sameMode && priorNet.ReservedIPRange.ValueString() == v {
+				hint = "; it is the block Filestore allocated for this instance, so leave reserved_ip_range unset to keep it"
+			}
 			tfutil.AddInvalid(diags, p, fmt.Sprintf("with connect_mode PRIVATE_SERVICE_ACCESS this is the name of an allocated range "+
-				"(e.g. hypercompute_network.<name>.private_service_access.range_name), not a CIDR like %q", v))
+				"(e.g. hypercompute_network.<name>.private_service_access.range_name), not a CIDR like %q%s", v, hint))
 		} else if err := catalog.ValidateResourceName(v); err != nil {
 			tfutil.AddInvalid(diags, p, err.Error())
 		}

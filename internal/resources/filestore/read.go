@@ -2,6 +2,7 @@ package filestore
 
 import (
 	"context"
+	"strings"
 
 	"cloud.google.com/go/filestore/apiv1/filestorepb"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -44,7 +45,7 @@ func (r *filestoreResource) flatten(ctx context.Context, inst *filestorepb.Insta
 			net.Name = prior.Name
 		}
 		net.ConnectMode = types.StringValue(connectModeName(nc.GetConnectMode()))
-		net.ReservedIPRange = types.StringValue(nc.GetReservedIpRange())
+		net.ReservedIPRange = types.StringValue(reservedRange(nc, prior.ReservedIPRange))
 		if len(nc.GetIpAddresses()) > 0 {
 			ip = nc.GetIpAddresses()[0]
 		}
@@ -63,4 +64,18 @@ func (r *filestoreResource) flatten(ctx context.Context, inst *filestorepb.Insta
 	m.Labels, m.EffectiveLabels, d = tfutil.ReadStorageLabels(ctx, r.Provider, inst.GetLabels(), m.Labels)
 	diags.Append(d...)
 	return diags
+}
+
+// reservedRange is what state records for the instance's reserved range: what the API holds, except
+// that in PSA mode a CIDR block Filestore reports for the instance stands for the range it was
+// allocated from, so a range name the state already records (the configuration's, or the
+// "<network>-psa" default) is kept. An imported instance records the CIDR, which a configuration
+// leaving reserved_ip_range unset then keeps without a change.
+func reservedRange(nc *filestorepb.NetworkConfig, prior types.String) string {
+	got := nc.GetReservedIpRange()
+	if nc.GetConnectMode() == filestorepb.NetworkConfig_PRIVATE_SERVICE_ACCESS && strings.Contains(got, "/") &&
+		!prior.IsNull() && !prior.IsUnknown() && prior.ValueString() != "" && !strings.Contains(prior.ValueString(), "/") {
+		return prior.ValueString()
+	}
+	return got
 }
