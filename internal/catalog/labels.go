@@ -20,6 +20,11 @@ const (
 	MaxLabelValueLen = 63
 )
 
+// CreateMarkerLabel is the label key the provider keeps to itself: a Filestore or Managed Lustre
+// insert carries it until the create finished (tfutil's storage ownership), so neither a resource's
+// labels nor the provider's default_labels may set it.
+const CreateMarkerLabel = "hypercompute-create"
+
 // ValidateLabels checks a resource's labels against Google Cloud's rules
 // and returns an error naming the first offending key (in sorted order, so
 // the same map always gives the same message), or nil.

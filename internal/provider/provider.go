@@ -86,6 +86,7 @@ func (p *hypercomputeProvider) Configure(ctx context.Context, req provider.Confi
 	labels := map[string]string{}
 	if !m.DefaultLabels.IsNull() && !m.DefaultLabels.IsUnknown() {
 		resp.Diagnostics.Append(m.DefaultLabels.ElementsAs(ctx, &labels, false)...)
+		checkDefaultLabels(&resp.Diagnostics, labels)
 	}
 	if resp.Diagnostics.HasError() {
 		return

@@ -67,9 +67,11 @@ func (p *hypercomputeProvider) Schema(_ context.Context, _ provider.SchemaReques
 				MarkdownDescription: "Service account email to impersonate for every API call. Falls back to `GOOGLE_IMPERSONATE_SERVICE_ACCOUNT`.",
 			},
 			"default_labels": schema.MapAttribute{
-				Optional:            true,
-				ElementType:         types.StringType,
-				MarkdownDescription: "Labels applied to every labelled resource this provider creates; a resource's own labels win on conflict.",
+				Optional:    true,
+				ElementType: types.StringType,
+				MarkdownDescription: "Labels applied to every labelled resource this provider creates; a resource's own labels win on conflict. " +
+					"The key `hypercompute-create` is the provider's own and cannot be set.",
+				Validators: []validator.Map{defaultLabelsValidator{}},
 			},
 			"endpoints": schema.SingleNestedAttribute{
 				Optional:            true,

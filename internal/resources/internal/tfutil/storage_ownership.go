@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/providerdata"
 )
 
@@ -31,7 +32,7 @@ import (
 // between the labels patch and the state being written: a crash there leaves a finished instance,
 // and the retry is refused and names the import.
 const (
-	CreateMarkerLabel = "hypercompute-create"
+	CreateMarkerLabel = catalog.CreateMarkerLabel
 	createMarkerValue = "pending"
 )
 
