@@ -76,7 +76,7 @@ type guestAttributeReader interface {
 // registered). At ResumeTimeout slurmctld overwrites the ResumeProgram's reason with its own; a
 // node the previous report had with the cloud's error gets that reason back in Slurm (where
 // administrators read it, sinfo -R) and keeps its entry. The report is deleted when there is no
-// failure. It reads Slurm every time and writes without a cache: the ResumeProgram and the
+// failure, and when its partition is no longer in parts (the whole desired configuration). It reads Slurm every time and writes without a cache: the ResumeProgram and the
 // controller's pass both write these keys, and each must leave what Slurm says.
 func reportResumeFailures(ctx context.Context, ga guestAttributes, cli slurm.CLI, parts []cc.Partition, cluster string) error {
 	reasons, err := cli.NodeReasons(ctx)
@@ -128,6 +128,19 @@ func reportResumeFailures(ctx context.Context, ga guestAttributes, cli slurm.CLI
 			continue
 		}
 		errs = append(errs, ga.SetGuestAttribute(ctx, key, encodeFailures(failed)))
+	}
+	// A partition gone from the desired configuration loses its report, whoever wrote it (an
+	// earlier run of this agent, the ResumeProgram): a partition made later under the same name
+	// must not take the old nodes' failures for its own. The reports are found among the guest
+	// attributes read above, so one left by a run before a restart goes too.
+	desired := map[string]bool{}
+	for _, p := range parts {
+		desired[p.Name] = true
+	}
+	for _, k := range slices.Sorted(maps.Keys(prior)) {
+		if name, ok := strings.CutPrefix(k, cc.GuestAttrFailedPrefix); ok && !desired[name] {
+			errs = append(errs, ga.DeleteGuestAttribute(ctx, k))
+		}
 	}
 	return errors.Join(errs...)
 }
