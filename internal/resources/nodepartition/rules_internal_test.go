@@ -1,10 +1,11 @@
 package nodepartition
 
 import (
-	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 	"strings"
 	"testing"
 	"time"
+
+	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 )
 
 func ptr[T any](v T) *T { return &v }
