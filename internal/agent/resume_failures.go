@@ -76,8 +76,9 @@ type guestAttributeReader interface {
 // registered). At ResumeTimeout slurmctld overwrites the ResumeProgram's reason with its own; a
 // node the previous report had with the cloud's error gets that reason back in Slurm (where
 // administrators read it, sinfo -R) and keeps its entry. The report is deleted when there is no
-// failure, and when its partition is no longer in parts (the whole desired configuration). It reads Slurm every time and writes without a cache: the ResumeProgram and the
-// controller's pass both write these keys, and each must leave what Slurm says.
+// failure, and when its partition is no longer in parts (the whole desired configuration). It
+// reads Slurm every time and writes without a cache: the ResumeProgram and the controller's pass
+// both write these keys, and each must leave what Slurm says.
 func reportResumeFailures(ctx context.Context, ga guestAttributes, cli slurm.CLI, parts []cc.Partition, cluster string) error {
 	reasons, err := cli.NodeReasons(ctx)
 	if err != nil {
