@@ -194,7 +194,11 @@ func (c *controller) reconcile(ctx context.Context, n cc.Node, attrs map[string]
 		c.registering = true
 	}
 	// Nodes whose resume failed, as Slurm holds them (resume_failures.go).
-	if err := reportResumeFailures(ctx, c.rep.ga, slurmCLI(l), parts, cluster.Name); err != nil {
+	retried, err := reportResumeFailures(ctx, c.rep.ga, slurmCLI(l), parts, cluster.Name, time.Now())
+	if len(retried) > 0 {
+		c.log.Info("returned nodes to service after a failed resume", "nodes", cc.CompressHostlist(retried))
+	}
+	if err != nil {
 		c.log.Warn("could not report resume failures", "error", err.Error())
 	}
 	// A stale error goes before the new hash is reported, so whoever sees the

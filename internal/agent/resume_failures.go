@@ -45,7 +45,7 @@ func ResumeFailed(ctx context.Context, env power.Env, err error) error {
 			errs = append(errs, fmt.Errorf("marking %s down: %w", nodes, err))
 		}
 	}
-	if err := reportResumeFailures(ctx, NewMetadata(), cli, env.Partitions, cluster.Name); err != nil {
+	if _, err := reportResumeFailures(ctx, NewMetadata(), cli, env.Partitions, cluster.Name, time.Now()); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
@@ -79,10 +79,14 @@ type guestAttributeReader interface {
 // failure, and when its partition is no longer in parts (the whole desired configuration). It
 // reads Slurm every time and writes without a cache: the ResumeProgram and the controller's pass
 // both write these keys, and each must leave what Slurm says.
-func reportResumeFailures(ctx context.Context, ga guestAttributes, cli slurm.CLI, parts []cc.Partition, cluster string) error {
+//
+// A failed node Slurm has powered down (down~, past ResumeTimeout) for the partition's
+// ResumeRetry as of now is returned to service (state=resume: idle~), so a job waiting for it
+// makes Slurm try again, and leaves the report; retried names those nodes.
+func reportResumeFailures(ctx context.Context, ga guestAttributes, cli slurm.CLI, parts []cc.Partition, cluster string, now time.Time) (retried []string, err error) {
 	reasons, err := cli.NodeReasons(ctx)
 	if err != nil {
-		return fmt.Errorf("reading the nodes' reasons from Slurm: %w", err)
+		return nil, fmt.Errorf("reading the nodes' reasons from Slurm: %w", err)
 	}
 	var prior map[string]string
 	if r, ok := ga.(guestAttributeReader); ok {
@@ -121,6 +125,12 @@ func reportResumeFailures(ctx context.Context, ga guestAttributes, cli slurm.CLI
 			}
 			failed = append(failed, f)
 		}
+		back, err := retryFailed(ctx, cli, p.ResumeRetry(), failed, reasons, now)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		retried = append(retried, back...)
+		failed = slices.DeleteFunc(failed, func(f cc.NodeFailure) bool { return slices.Contains(back, f.Node) })
 		key := cc.FailedAttr(p.Name)
 		if len(failed) == 0 {
 			if p.MaxDynamicNodes > 0 || len(before) > 0 {
@@ -143,7 +153,32 @@ func reportResumeFailures(ctx context.Context, ga guestAttributes, cli slurm.CLI
 			errs = append(errs, ga.DeleteGuestAttribute(ctx, k))
 		}
 	}
-	return errors.Join(errs...)
+	return retried, errors.Join(errs...)
+}
+
+// retryFailed returns to service, in one scontrol call, the failed nodes Slurm has held down and
+// powered down (down~: past ResumeTimeout, the SuspendProgram has deleted any VM) for retry as
+// of now. Only powered-down nodes go back: one still powering up (down#) would be handed jobs
+// before its ResumeTimeout ends. retry zero returns none.
+func retryFailed(ctx context.Context, cli slurm.CLI, retry time.Duration, failed []cc.NodeFailure, reasons map[string]slurm.NodeReason, now time.Time) ([]string, error) {
+	if retry <= 0 {
+		return nil, nil
+	}
+	var due []string
+	for _, f := range failed {
+		r := reasons[f.Node]
+		if r.State == "down~" && !r.Since.IsZero() && now.Sub(r.Since) >= retry {
+			due = append(due, f.Node)
+		}
+	}
+	if len(due) == 0 {
+		return nil, nil
+	}
+	nodes := cc.CompressHostlist(due)
+	if err := cli.UpdateNodes(ctx, nodes, slurm.NodeUpdate{State: "RESUME"}); err != nil {
+		return nil, fmt.Errorf("returning %s to service after a failed resume: %w", nodes, err)
+	}
+	return due, nil
 }
 
 // encodeFailures is the report: as many failures as fit a guest attribute, in node order.

@@ -29,7 +29,7 @@ func TestReportResumeFailuresRemovedPartition(t *testing.T) {
 		cc.RegisteredAttr("old"): "c-old-[0-1]",
 		cc.GuestAttrConfigHash:   "abc",
 	}}
-	if err := reportResumeFailures(context.Background(), ga, cli, []cc.Partition{dyn}, "c"); err != nil {
+	if _, err := reportResumeFailures(context.Background(), ga, cli, []cc.Partition{dyn}, "c", testNow); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []string{"old", "old-gpu"} {
@@ -46,7 +46,7 @@ func TestReportResumeFailuresRemovedPartition(t *testing.T) {
 
 	// Nothing left to remove: the next pass deletes no report that is not there.
 	ga.puts = nil
-	if err := reportResumeFailures(context.Background(), ga, cli, []cc.Partition{dyn}, "c"); err != nil {
+	if _, err := reportResumeFailures(context.Background(), ga, cli, []cc.Partition{dyn}, "c", testNow); err != nil {
 		t.Fatal(err)
 	}
 	if i := slices.IndexFunc(ga.puts, func(p string) bool { return strings.HasPrefix(p, "-") }); i >= 0 {

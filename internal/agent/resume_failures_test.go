@@ -31,7 +31,7 @@ func TestReportResumeFailures(t *testing.T) {
 		return sinfo, nil
 	}}
 	ga := &fakeAttributes{values: map[string]string{cc.FailedAttr("gpu"): "stale"}}
-	if err := reportResumeFailures(context.Background(), ga, cli, []cc.Partition{dyn, other}, "c"); err != nil {
+	if _, err := reportResumeFailures(context.Background(), ga, cli, []cc.Partition{dyn, other}, "c", testNow); err != nil {
 		t.Fatal(err)
 	}
 	if len(calls) != 1 {
@@ -65,7 +65,7 @@ func TestReportResumeFailures(t *testing.T) {
 		nodes[3] + "|idle~|Unknown|none",
 	}, "\n")
 	calls = nil
-	if err := reportResumeFailures(context.Background(), ga, cli, []cc.Partition{dyn, other}, "c"); err != nil {
+	if _, err := reportResumeFailures(context.Background(), ga, cli, []cc.Partition{dyn, other}, "c", testNow); err != nil {
 		t.Fatal(err)
 	}
 	wantCalls := []string{

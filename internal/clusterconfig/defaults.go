@@ -17,6 +17,13 @@ const (
 	// DefaultSuspendTimeout: deleting a VM takes about a minute; a node is
 	// not resumed again before this many seconds have passed.
 	DefaultSuspendTimeout = 300
+	// DefaultResumeRetryAfter: a dynamic node whose VM could not be made (a stockout, most
+	// often, which tends to clear within minutes) is tried again after 10 minutes powered
+	// down, as AWS ParallelCluster returns nodes after an insufficient-capacity failure
+	// (insufficient_capacity_timeout, 600 s by default).
+	DefaultResumeRetryAfter = 600
+	// MaxResumeRetryAfter: a day; a node held down longer is one an administrator looks at.
+	MaxResumeRetryAfter = 86400
 	// DefaultHealthCheckInterval in seconds.
 	DefaultHealthCheckInterval = 300
 	// maxSlurmUint16 is the largest value Slurm 22.05 stores for timeouts

@@ -140,6 +140,11 @@ type Partition struct {
 	// SuspendTime: the cluster's).
 	ResumeTimeout int `json:"resume_timeout,omitempty"`
 	SuspendTime   int `json:"suspend_time,omitempty"`
+	// ResumeRetryAfter is how long (seconds) a dynamic node whose resume failed stays DOWN and
+	// powered down before the controller's agent returns it to service, so a job waiting for
+	// it makes Slurm try again: nil means DefaultResumeRetryAfter, 0 never (an administrator
+	// resumes it). See ResumeRetry.
+	ResumeRetryAfter *int `json:"resume_retry_after,omitempty"`
 	// Features are added to the machine type's own (catalog Features).
 	Features []string `json:"features,omitempty"`
 	// Extra holds further PartitionName settings, checked by

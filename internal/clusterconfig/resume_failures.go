@@ -3,6 +3,7 @@ package clusterconfig
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 )
 
 // ResumeFailedReason starts the Slurm reason of a node the ResumeProgram could not bring up; the
@@ -39,4 +40,13 @@ func ParseFailures(v string) ([]NodeFailure, error) {
 		return nil, fmt.Errorf("the controller's %s… report does not decode: %w", GuestAttrFailedPrefix, err)
 	}
 	return out, nil
+}
+
+// ResumeRetry is how long a node of p whose resume failed stays DOWN, powered down, before the
+// controller's agent returns it to service; zero means never.
+func (p Partition) ResumeRetry() time.Duration {
+	if p.ResumeRetryAfter == nil {
+		return DefaultResumeRetryAfter * time.Second
+	}
+	return time.Duration(*p.ResumeRetryAfter) * time.Second
 }

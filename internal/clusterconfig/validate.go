@@ -298,6 +298,9 @@ func ValidatePartition(cluster string, p Partition) error {
 	if err := validateSeconds(fmt.Sprintf("partition %q suspend_time", p.Name), p.SuspendTime); err != nil {
 		return err
 	}
+	if r := p.ResumeRetryAfter; r != nil && (*r < 0 || *r > MaxResumeRetryAfter) {
+		return fmt.Errorf("partition %q resume_retry_after %d is out of range; use 0 (never) to %d seconds", p.Name, *r, MaxResumeRetryAfter)
+	}
 	for _, f := range p.Features {
 		if err := ValidateFeature(f); err != nil {
 			return fmt.Errorf("partition %q: %w", p.Name, err)

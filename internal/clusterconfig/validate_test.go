@@ -172,6 +172,7 @@ func TestValidateRefusesInvalidConfigurations(t *testing.T) {
 		{"negative nodes", cluster(none), gpu(func(p *cc.Partition) { p.StaticNodes = -1 }), "cannot be negative"},
 		{"reserved partition name", cluster(none), gpu(func(p *cc.Partition) { p.Name = "default" }), "is reserved"},
 		{"bad max time", cluster(none), gpu(func(p *cc.Partition) { p.MaxTime = "2 days" }), `"2 days" is not a Slurm time`},
+		{"resume retry above a day", cluster(none), gpu(func(p *cc.Partition) { d := 86401; p.ResumeRetryAfter = &d }), "resume_retry_after 86401 is out of range"},
 		{"bad feature", cluster(none), gpu(func(p *cc.Partition) { p.Features = []string{"a|b"} }), `node feature "a|b" is invalid`},
 		{"owned partition extra", cluster(none), gpu(func(p *cc.Partition) { p.Extra = map[string]string{"Nodes": "x"} }), `partition setting "Nodes" cannot be set`},
 		{"newer partition key", cluster(none), gpu(func(p *cc.Partition) { p.Extra = map[string]string{"PowerDownOnIdle": "YES"} }), "Slurm 22.05 refuses to start with it"},

@@ -56,6 +56,7 @@ type slurmOptions struct {
 	isDefault, exclusive       bool
 	maxTime                    string
 	resumeTimeout, suspendTime int
+	retryAfter                 *int // nil: the default
 	features                   []string
 	extra                      map[string]string
 }
@@ -78,7 +79,7 @@ func (d *desired) partition(template string) cc.Partition {
 		Schema: cc.SchemaVersion, Name: d.name, MachineType: d.machine.Name,
 		StaticNodes: d.static, MaxDynamicNodes: d.dynamic,
 		Default: d.slurm.isDefault, Exclusive: d.slurm.exclusive, MaxTime: d.slurm.maxTime,
-		ResumeTimeout: d.slurm.resumeTimeout, SuspendTime: d.slurm.suspendTime,
+		ResumeTimeout: d.slurm.resumeTimeout, SuspendTime: d.slurm.suspendTime, ResumeRetryAfter: d.slurm.retryAfter,
 		Features: d.slurm.features, Extra: d.slurm.extra,
 		Project: d.project, Zone: d.zone, InstanceTemplate: template,
 	}
@@ -169,6 +170,10 @@ func toDesired(ctx context.Context, m *model) (*desired, diag.Diagnostics) {
 		d.slurm = slurmOptions{
 			isDefault: s.Default.ValueBool(), exclusive: s.Exclusive.ValueBool(), maxTime: s.MaxTime.ValueString(),
 			resumeTimeout: int(s.ResumeTimeout.ValueInt64()), suspendTime: int(s.SuspendTime.ValueInt64()),
+		}
+		if !s.RetryAfter.IsNull() && !s.RetryAfter.IsUnknown() {
+			v := int(s.RetryAfter.ValueInt64())
+			d.slurm.retryAfter = &v
 		}
 		if !s.Features.IsNull() {
 			diags.Append(s.Features.ElementsAs(ctx, &d.slurm.features, false)...)

@@ -31,7 +31,8 @@ func nodesFailedAttribute() schema.Attribute {
 			"the node `DOWN` at once with reason `resume failed: <the Compute API's error>`, so Slurm requeues the jobs " +
 			"waiting for it instead of holding them until `resume_timeout`; a node whose VM was created but did not " +
 			"register within `resume_timeout` is listed with Slurm's reason `ResumeTimeout reached`. A failed node stays " +
-			"`DOWN` (Slurm schedules nothing on it) and leaves the list once it is returned to service " +
+			"`DOWN` (Slurm schedules nothing on it) and leaves the list once it is returned to service: by the controller " +
+			"`slurm.resume_retry_after` seconds after Slurm powered it down, or by an administrator " +
 			"(`scontrol update nodename=<name> state=resume`).",
 		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 			"name":   schema.StringAttribute{Computed: true, MarkdownDescription: "The Slurm node (and VM) name."},

@@ -67,6 +67,7 @@ func TestAccNodePartition_invalidInput(t *testing.T) {
 			`labels: the label "hypercompute-partition" is set by the provider`},
 		{"unknown partition setting", cfg("cpu", "n2-standard-4", 1, 0, `  slurm = { extra = { Nodes = "x" } }`), `slurm\.extra: `},
 		{"bad max_time", cfg("cpu", "n2-standard-4", 1, 0, `  slurm = { max_time = "forever" }`), `slurm\.max_time: "forever" is not a Slurm time`},
+		{"resume_retry_after above a day", cfg("cpu", "n2-standard-4", 0, 2, `  slurm = { resume_retry_after = 90000 }`), `slurm\.resume_retry_after value must be between 0 and 86400`},
 		{"zone in another region", cfg("cpu", "n2-standard-4", 1, 0, `  zone = "us-east4-a"`),
 			`zone: us-east4-a is in region us-east4, but the cluster runs in us-central1-a \(region us-central1\)`},
 		{"not a cluster id", cfg("cpu", "n2-standard-4", 1, 0, ""), ``},

@@ -68,6 +68,7 @@ type slurmModel struct {
 	MaxTime       types.String `tfsdk:"max_time"`
 	ResumeTimeout types.Int64  `tfsdk:"resume_timeout"`
 	SuspendTime   types.Int64  `tfsdk:"suspend_time"`
+	RetryAfter    types.Int64  `tfsdk:"resume_retry_after"`
 	Features      types.List   `tfsdk:"features"`
 	Extra         types.Map    `tfsdk:"extra"`
 }
@@ -81,7 +82,7 @@ var (
 	bootDiskAttrTypes  = map[string]attr.Type{"size_gb": types.Int64Type, "type": types.StringType}
 	slurmAttrTypes     = map[string]attr.Type{
 		"default": types.BoolType, "exclusive": types.BoolType, "max_time": types.StringType,
-		"resume_timeout": types.Int64Type, "suspend_time": types.Int64Type,
+		"resume_timeout": types.Int64Type, "suspend_time": types.Int64Type, "resume_retry_after": types.Int64Type,
 		"features": types.ListType{ElemType: types.StringType}, "extra": types.MapType{ElemType: types.StringType},
 	}
 )

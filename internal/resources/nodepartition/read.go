@@ -156,13 +156,13 @@ func flatten(ctx context.Context, p *providerdata.Data, ref cc.ClusterID, o *obs
 // flattenSlurm reads the Slurm options of the key; an absent slurm block stays absent while the
 // options are the defaults.
 func flattenSlurm(ctx context.Context, p *cc.Partition, prior types.Object, diags *diag.Diagnostics) types.Object {
-	allDefault := !p.Default && !p.Exclusive && p.MaxTime == "" && p.ResumeTimeout == 0 && p.SuspendTime == 0 && len(p.Features) == 0 && len(p.Extra) == 0
+	allDefault := !p.Default && !p.Exclusive && p.MaxTime == "" && p.ResumeTimeout == 0 && p.SuspendTime == 0 && p.ResumeRetryAfter == nil && len(p.Features) == 0 && len(p.Extra) == 0
 	if allDefault && prior.IsNull() {
 		return prior
 	}
 	s := slurmModel{
 		Default: types.BoolValue(p.Default), Exclusive: types.BoolValue(p.Exclusive),
-		MaxTime: types.StringNull(), ResumeTimeout: types.Int64Null(), SuspendTime: types.Int64Null(),
+		MaxTime: types.StringNull(), ResumeTimeout: types.Int64Null(), SuspendTime: types.Int64Null(), RetryAfter: types.Int64Null(),
 		Features: types.ListNull(types.StringType), Extra: types.MapNull(types.StringType),
 	}
 	if p.MaxTime != "" {
@@ -173,6 +173,9 @@ func flattenSlurm(ctx context.Context, p *cc.Partition, prior types.Object, diag
 	}
 	if p.SuspendTime != 0 {
 		s.SuspendTime = types.Int64Value(int64(p.SuspendTime))
+	}
+	if p.ResumeRetryAfter != nil {
+		s.RetryAfter = types.Int64Value(int64(*p.ResumeRetryAfter))
 	}
 	if len(p.Features) > 0 {
 		v, d := types.ListValueFrom(ctx, types.StringType, p.Features)

@@ -116,14 +116,15 @@ func TestAccNodePartition_basic(t *testing.T) {
 				Config: env.Config(partitionConfig(tc.id, "cpu", "n2-standard-4", 2, 4, `
   labels = { team = "research" }
   slurm = {
-    exclusive = true
-    max_time  = "60"
+    exclusive          = true
+    max_time           = "60"
+    resume_retry_after = 0
   }
 `)),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)}},
 				Check: func(*terraform.State) error {
 					p, _ := tc.partition(env.Env, "cpu")
-					if !p.Exclusive || p.Default || p.MaxTime != "60" {
+					if !p.Exclusive || p.Default || p.MaxTime != "60" || p.ResumeRetryAfter == nil || *p.ResumeRetryAfter != 0 {
 						return fmt.Errorf("slurm options not applied: %+v", p)
 					}
 					return nil
@@ -135,8 +136,9 @@ func TestAccNodePartition_basic(t *testing.T) {
 				Config: env.Config(partitionConfig(tc.id, "cpu", "n2-standard-4", 2, 4, `
   labels = { team = "infra" }
   slurm = {
-    exclusive = true
-    max_time  = "60"
+    exclusive          = true
+    max_time           = "60"
+    resume_retry_after = 0
   }
 `)),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)}},

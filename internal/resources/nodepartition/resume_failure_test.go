@@ -18,9 +18,9 @@ import (
 // A dynamic node whose VM the zone cannot supply is down in Slurm within seconds, with the
 // Compute API's error as its reason, and its job is requeued to wait for capacity: slurmctld is
 // not left waiting ResumeTimeout (75 s here) for a node that will never boot. Past ResumeTimeout
-// Slurm powers the node down and keeps the reason. The partition's next
-// refresh lists the node in nodes_failed with the same reason; once capacity is back and the node
-// is returned to service, the job runs and the list is empty again.
+// Slurm powers the node down and keeps the reason. The partition's next refresh lists the node in
+// nodes_failed with the same reason. Once capacity is back, the controller returns the node to
+// service by itself slurm.resume_retry_after later, the job runs and the list is empty again.
 func TestAccNodePartition_localRuntimeResumeFailure(t *testing.T) {
 	env, agentPath, agentSHA := acctest.NewSlurmRuntime(t)
 	slurm := func(timeout time.Duration, cmd string) (string, error) {
@@ -68,8 +68,9 @@ func TestAccNodePartition_localRuntimeResumeFailure(t *testing.T) {
 		ProtoV6ProviderFactories: factories,
 		Steps: []resource.TestStep{
 			{
-				Config: env.Config(strings.Replace(runtimeConfig(agentPath, agentSHA), "resume_timeout = 180", "resume_timeout = 75", 1)),
-				Check:  resumeFails,
+				Config: env.Config(strings.Replace(runtimeConfig(agentPath, agentSHA), "resume_timeout = 180",
+					"resume_timeout = 75\n    resume_retry_after = 60", 1)),
+				Check: resumeFails,
 			},
 			{
 				// Past ResumeTimeout Slurm powers the node down (down~) and keeps its reason; the
@@ -97,13 +98,12 @@ func TestAccNodePartition_localRuntimeResumeFailure(t *testing.T) {
 				),
 			},
 			{
-				// Capacity is back and the failed nodes are returned to service: the job runs, and
-				// the controller's next pass empties the report (it follows Slurm).
+				// Capacity is back; nobody touches Slurm: resume_retry_after (60 s) after Slurm
+				// powered the failed nodes down, the controller returns them to service, the job
+				// makes Slurm try again and runs, and the controller's next pass empties the report
+				// (it follows Slurm).
 				PreConfig: func() {
 					instancesSvc(env).SetCapacity(acctest.Zone, "n2-standard-2", -1)
-					if _, err := slurm(20*time.Second, "scontrol update nodename=$(sinfo -h -N -p dyn -t down -o %N | paste -sd, -) state=resume"); err != nil {
-						t.Fatal(err)
-					}
 					key := instances.InstanceKey(acctest.Project, acctest.Zone, "hce-controller")
 					// Slurm holds a requeued job back two minutes from its requeue.
 					deadline := time.Now().Add(5 * time.Minute)

@@ -152,6 +152,12 @@ func (r *partitionResource) Schema(ctx context.Context, _ resource.SchemaRequest
 					"suspend_time": schema.Int64Attribute{Optional: true,
 						MarkdownDescription: "Seconds a dynamic node stays idle before its VM is deleted. Default: the cluster's.",
 						Validators:          []validator.Int64{int64validator.Between(1, 65533)}},
+					"resume_retry_after": schema.Int64Attribute{Optional: true,
+						MarkdownDescription: "Seconds a dynamic node whose power-up failed (see `nodes_failed`) stays `DOWN` and powered " +
+							"down before the controller returns it to service, so a job waiting for it makes Slurm try again: a " +
+							"stockout often clears within minutes. `0` never retries (an administrator returns the node with " +
+							"`scontrol update nodename=<name> state=resume`). Default 600.",
+						Validators: []validator.Int64{int64validator.Between(0, cc.MaxResumeRetryAfter)}},
 					"features": schema.ListAttribute{Optional: true, ElementType: types.StringType,
 						MarkdownDescription: "Node features added to the machine's own (family, profile, GPU type, architecture).",
 						Validators:          []validator.List{listvalidator.ValueStringsAre(tfutil.StringCheck{Desc: "a Slurm feature", Check: cc.ValidateFeature})}},
