@@ -40,12 +40,13 @@ resource "hypercompute_node_partition" "this" {
   placement = var.compact_placement ? { compact = true } : null
 
   slurm = {
-    default        = var.default_partition
-    exclusive      = local.exclusive
-    max_time       = var.max_time
-    resume_timeout = local.resume_timeout
-    suspend_time   = var.suspend_time
-    features       = var.features
-    extra          = var.slurm_extra
+    default            = var.default_partition
+    exclusive          = local.exclusive
+    max_time           = var.max_time
+    resume_timeout     = local.resume_timeout
+    suspend_time       = var.suspend_time
+    resume_retry_after = var.resume_retry_after
+    features           = var.features
+    extra              = var.slurm_extra
   }
 }

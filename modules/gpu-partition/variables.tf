@@ -156,6 +156,17 @@ variable "suspend_time" {
   }
 }
 
+variable "resume_retry_after" {
+  description = "Seconds a dynamic node whose VM could not be created (a stockout, a quota) stays down and powered down before the controller returns it to service, so a waiting job makes Slurm try again. 0 never retries. Null uses the provider's default (600)."
+  type        = number
+  default     = null
+
+  validation {
+    condition     = var.resume_retry_after == null || try(var.resume_retry_after >= 0 && var.resume_retry_after <= 86400, false)
+    error_message = "The resume retry must be between 0 (never) and 86400 seconds."
+  }
+}
+
 variable "features" {
   description = "Slurm node features added to the machine's own (family, profile, GPU type, architecture)."
   type        = list(string)

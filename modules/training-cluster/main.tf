@@ -114,13 +114,14 @@ module "partition" {
   max_run_duration        = each.value.max_run_duration
   compact_placement       = each.value.compact_placement
 
-  default_partition = each.value.default
-  exclusive         = each.value.exclusive
-  max_time          = each.value.max_time
-  resume_timeout    = each.value.resume_timeout
-  suspend_time      = each.value.suspend_time
-  features          = each.value.features
-  slurm_extra       = each.value.extra
+  default_partition  = each.value.default
+  exclusive          = each.value.exclusive
+  max_time           = each.value.max_time
+  resume_timeout     = each.value.resume_timeout
+  suspend_time       = each.value.suspend_time
+  resume_retry_after = each.value.resume_retry_after
+  features           = each.value.features
+  slurm_extra        = each.value.extra
 
   rolling_update = each.value.rolling_update
 }

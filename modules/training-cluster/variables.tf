@@ -164,6 +164,7 @@ variable "partitions" {
     max_time                = optional(string, "UNLIMITED")
     resume_timeout          = optional(number)
     suspend_time            = optional(number)
+    resume_retry_after      = optional(number)
     features                = optional(list(string), [])
     extra                   = optional(map(string), {})
     boot_disk = optional(object({

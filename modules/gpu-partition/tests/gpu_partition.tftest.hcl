@@ -94,6 +94,29 @@ run "rejects_bad_max_time" {
   expect_failures = [var.max_time]
 }
 
+run "rejects_resume_retry_above_a_day" {
+  command = plan
+
+  variables {
+    resume_retry_after = 90000
+  }
+
+  expect_failures = [var.resume_retry_after]
+}
+
+run "resume_retry_reaches_the_partition" {
+  command = plan
+
+  variables {
+    resume_retry_after = 0
+  }
+
+  assert {
+    condition     = hypercompute_node_partition.this.slurm.resume_retry_after == 0
+    error_message = "resume_retry_after = 0 (never retry) must reach the partition's Slurm options."
+  }
+}
+
 run "gpu_defaults" {
   command = plan
 
