@@ -85,28 +85,16 @@ func (o *Ops) completeLRO(name string, spec LROSpec, fail error) {
 	_ = o.srv.Store.Update(func(tx *Tx) error {
 		var l LRO
 		recorded, _ := tx.Get(KindLROs, name, &l)
-		var opErr *OpError
 		var resp any
-		if fail != nil {
-			opErr = AsOpError(fail)
-		} else if spec.Apply != nil {
-			sp := tx.Savepoint()
-			err := o.safeApply(func() error {
+		var apply func() error
+		if spec.Apply != nil {
+			apply = func() error {
 				var e error
 				resp, e = spec.Apply(tx)
 				return e
-			})
-			if err != nil {
-				tx.RollbackTo(sp)
-				opErr = AsOpError(err)
 			}
 		}
-		if opErr != nil && spec.Rollback != nil {
-			sp := tx.Savepoint()
-			if err := o.safeApply(func() error { spec.Rollback(tx); return nil }); err != nil {
-				tx.RollbackTo(sp)
-			}
-		}
+		opErr := o.doWork(tx, fail, apply, spec.Rollback)
 		if !recorded {
 			return nil
 		}

@@ -158,22 +158,11 @@ func (o *Ops) completeCompute(key string, spec ComputeOp, fail error) {
 	_ = o.srv.Store.Update(func(tx *Tx) error {
 		var op computepb.Operation
 		recorded, _ := tx.Get(KindComputeOperations, key, &op)
-		var opErr *OpError
-		if fail != nil {
-			opErr = AsOpError(fail)
-		} else if spec.Apply != nil {
-			sp := tx.Savepoint()
-			if err := o.safeApply(func() error { return spec.Apply(tx, &op) }); err != nil {
-				tx.RollbackTo(sp)
-				opErr = AsOpError(err)
-			}
+		var apply func() error
+		if spec.Apply != nil {
+			apply = func() error { return spec.Apply(tx, &op) }
 		}
-		if opErr != nil && spec.Rollback != nil {
-			sp := tx.Savepoint()
-			if err := o.safeApply(func() error { spec.Rollback(tx); return nil }); err != nil {
-				tx.RollbackTo(sp)
-			}
-		}
+		opErr := o.doWork(tx, fail, apply, spec.Rollback)
 		if !recorded {
 			return nil // the operation record was deleted; its work still happened, as on Google Cloud
 		}

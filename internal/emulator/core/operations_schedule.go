@@ -181,3 +181,27 @@ func (o *Ops) reindex() {
 		}
 	}
 }
+
+// doWork does a completing operation's work inside its transaction and returns the operation's
+// error: fail (a fate injected by the faults) stands for the work's own error; a failed apply's
+// changes are undone, and a failed operation's rollback (when it has one) runs after, as a
+// failed Google Cloud operation leaves what it cleaned up.
+func (o *Ops) doWork(tx *Tx, fail error, apply func() error, rollback func(*Tx)) *OpError {
+	var opErr *OpError
+	if fail != nil {
+		opErr = AsOpError(fail)
+	} else if apply != nil {
+		sp := tx.Savepoint()
+		if err := o.safeApply(apply); err != nil {
+			tx.RollbackTo(sp)
+			opErr = AsOpError(err)
+		}
+	}
+	if opErr != nil && rollback != nil {
+		sp := tx.Savepoint()
+		if err := o.safeApply(func() error { rollback(tx); return nil }); err != nil {
+			tx.RollbackTo(sp)
+		}
+	}
+	return opErr
+}
