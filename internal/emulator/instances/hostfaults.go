@@ -42,17 +42,13 @@ func (s *Service) reportHostAsFaulty(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	key, inst, ok := s.instanceFor(w, r)
+	key, inst, ok := s.runningInstanceFor(w, r)
 	if !ok {
 		return
 	}
-	if inst.GetStatus() != statusRunning {
-		fail(w, r, notReady(key))
-		return
-	}
 	op := s.mutateOp(r, key, "reportHostAsFaulty", inst.GetId(), func(tx *core.Tx, inst *computepb.Instance) error {
-		if inst.GetStatus() != statusRunning {
-			return core.NewOpError(400, "RESOURCE_NOT_READY", fmt.Sprintf("The resource '%s' is not ready", key))
+		if err := stillRunning(key, inst); err != nil {
+			return err
 		}
 		s.rehost(tx, key, inst, inst.GetScheduling().GetAutomaticRestart(), "host reported faulty: "+describeFaults(req.GetFaultReasons()))
 		return nil

@@ -141,18 +141,33 @@ func notReady(key string) *core.APIError {
 	return core.BadRequest("resourceNotReady", fmt.Sprintf("The resource '%s' is not ready", key))
 }
 
-func (s *Service) resetInstance(w http.ResponseWriter, r *http.Request) {
+// runningInstanceFor is instanceFor for a call Compute takes only on a RUNNING instance (reset,
+// reportHostAsFaulty, simulateMaintenanceEvent); any other status is 400 resourceNotReady.
+func (s *Service) runningInstanceFor(w http.ResponseWriter, r *http.Request) (string, *computepb.Instance, bool) {
 	key, inst, ok := s.instanceFor(w, r)
+	if ok && inst.GetStatus() != statusRunning {
+		fail(w, r, notReady(key))
+		return "", nil, false
+	}
+	return key, inst, ok
+}
+
+// stillRunning fails such a call's operation when the instance stopped running before it ran.
+func stillRunning(key string, inst *computepb.Instance) error {
+	if inst.GetStatus() != statusRunning {
+		return core.NewOpError(400, "RESOURCE_NOT_READY", fmt.Sprintf("The resource '%s' is not ready", key))
+	}
+	return nil
+}
+
+func (s *Service) resetInstance(w http.ResponseWriter, r *http.Request) {
+	key, inst, ok := s.runningInstanceFor(w, r)
 	if !ok {
 		return
 	}
-	if inst.GetStatus() != statusRunning {
-		fail(w, r, notReady(key))
-		return
-	}
 	op := s.mutateOp(r, key, "reset", inst.GetId(), func(tx *core.Tx, inst *computepb.Instance) error {
-		if inst.GetStatus() != statusRunning {
-			return core.NewOpError(400, "RESOURCE_NOT_READY", fmt.Sprintf("The resource '%s' is not ready", key))
+		if err := stillRunning(key, inst); err != nil {
+			return err
 		}
 		s.serial.reset(key, inst, s.Now())
 		if _, _, wk := s.hooks(); wk != nil {

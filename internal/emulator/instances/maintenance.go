@@ -33,12 +33,8 @@ func preemptible(inst *computepb.Instance) bool {
 // preempted; any other VM goes through the maintenance its onHostMaintenance policy asks for. The operation
 // completes once the notice is posted; the host acts when the notice window ends (NoticeWindows).
 func (s *Service) simulateMaintenanceEvent(w http.ResponseWriter, r *http.Request) {
-	key, inst, ok := s.instanceFor(w, r)
+	key, inst, ok := s.runningInstanceFor(w, r)
 	if !ok {
-		return
-	}
-	if inst.GetStatus() != statusRunning {
-		fail(w, r, notReady(key))
 		return
 	}
 	kind := eventMaintenance
@@ -46,8 +42,8 @@ func (s *Service) simulateMaintenanceEvent(w http.ResponseWriter, r *http.Reques
 		kind = eventPreemption
 	}
 	op := s.mutateOp(r, key, "simulateMaintenanceEvent", inst.GetId(), func(tx *core.Tx, inst *computepb.Instance) error {
-		if inst.GetStatus() != statusRunning {
-			return core.NewOpError(400, "RESOURCE_NOT_READY", fmt.Sprintf("The resource '%s' is not ready", key))
+		if err := stillRunning(key, inst); err != nil {
+			return err
 		}
 		s.postNotice(tx, key, inst, kind, 0)
 		return nil
