@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
-	"github.com/hypercompute/terraform-provider-hypercompute/internal/slurm"
 )
 
 // A partition removed from the desired configuration loses its failed-<partition> report, even
@@ -19,9 +18,7 @@ func TestReportResumeFailuresRemovedPartition(t *testing.T) {
 	dyn := cc.Partition{Name: "dyn", MachineType: "n2-standard-2", MaxDynamicNodes: 4}
 	nodes, _ := cc.ExpandHostlist(dyn.DynamicNodeNames("c"))
 	sinfo := nodes[0] + "|down~|2026-12-01T10:00:00|resume failed: ZONE_RESOURCE_POOL_EXHAUSTED: no n2 left"
-	cli := slurm.CLI{Conf: "/etc/slurm/slurm.conf", Run: func(context.Context, []string, string, ...string) (string, error) {
-		return sinfo, nil
-	}}
+	cli := sinfoCLI(&sinfo, nil)
 	old := `[{"node":"c-old-d0","reason":"resume failed: QUOTA_EXCEEDED","time":"2026-11-30T09:00:00Z"}]`
 	ga := &fakeAttributes{values: map[string]string{
 		cc.FailedAttr("old"):     old,

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
-	"github.com/hypercompute/terraform-provider-hypercompute/internal/slurm"
 )
 
 // The failed-<partition> report lists the partition's nodes Slurm holds down with a resume
@@ -26,10 +25,7 @@ func TestReportResumeFailures(t *testing.T) {
 		otherNodes[0] + "|idle|Unknown|none",
 	}, "\n")
 	var calls []string
-	cli := slurm.CLI{Conf: "/etc/slurm/slurm.conf", Run: func(_ context.Context, _ []string, name string, args ...string) (string, error) {
-		calls = append(calls, name+" "+strings.Join(args, " "))
-		return sinfo, nil
-	}}
+	cli := sinfoCLI(&sinfo, &calls)
 	ga := &fakeAttributes{values: map[string]string{cc.FailedAttr("gpu"): "stale"}}
 	if _, err := reportResumeFailures(context.Background(), ga, cli, []cc.Partition{dyn, other}, "c", testNow); err != nil {
 		t.Fatal(err)

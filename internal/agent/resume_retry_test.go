@@ -10,6 +10,17 @@ import (
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/slurm"
 )
 
+// sinfoCLI is a Slurm CLI that answers every command with *sinfo (read at each call) and, with
+// calls set, records each command line there.
+func sinfoCLI(sinfo *string, calls *[]string) slurm.CLI {
+	return slurm.CLI{Conf: "/etc/slurm/slurm.conf", Run: func(_ context.Context, _ []string, name string, args ...string) (string, error) {
+		if calls != nil {
+			*calls = append(*calls, name+" "+strings.Join(args, " "))
+		}
+		return *sinfo, nil
+	}}
+}
+
 // testNow is when the resume-failure tests' passes run: 5 minutes after their failures (sinfo
 // prints local times), before any node is due for a retry at the default 10 minutes.
 var testNow = localTime("2026-12-01T10:05:00")
@@ -40,10 +51,7 @@ func TestResumeRetry(t *testing.T) {
 		heldNodes[0] + "|down~|2026-12-01T09:00:00|resume failed: QUOTA_EXCEEDED: Quota N2_CPUS exceeded",
 	}, "\n")
 	var calls []string
-	cli := slurm.CLI{Conf: "/etc/slurm/slurm.conf", Run: func(_ context.Context, _ []string, name string, args ...string) (string, error) {
-		calls = append(calls, name+" "+strings.Join(args, " "))
-		return sinfo, nil
-	}}
+	cli := sinfoCLI(&sinfo, &calls)
 	ga := &fakeAttributes{values: map[string]string{}}
 	retried, err := reportResumeFailures(context.Background(), ga, cli, []cc.Partition{dyn, held}, "c", localTime("2026-12-01T10:10:30"))
 	if err != nil {
