@@ -121,7 +121,17 @@ func TestAccNodePartition_localRuntimeResumeFailure(t *testing.T) {
 					}
 				},
 				RefreshState: true,
-				Check:        resource.TestCheckResourceAttr(addr, "nodes_failed.#", "0"),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(addr, "nodes_failed.#", "0"),
+					// The controller's agent, not Slurm, returned the node.
+					func(*terraform.State) error {
+						out, err := slurm(20*time.Second, "grep 'returned nodes to service after a failed resume' /var/log/hypercompute/agent.log")
+						if err != nil || !strings.Contains(out, "hce-dyn-d") {
+							return fmt.Errorf("the agent's log shows no node of dyn returned to service: %q, %v", out, err)
+						}
+						return nil
+					},
+				),
 			},
 		},
 	})
