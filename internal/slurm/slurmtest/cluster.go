@@ -284,7 +284,7 @@ func (c *Cluster) start(name string, env []string, pdeath bool, argv ...string) 
 	cmd.Stdout, cmd.Stderr = f, f
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if pdeath {
-		cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+		dieWithParent(cmd.SysProcAttr)
 	}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
