@@ -53,7 +53,8 @@ resource "hypercompute_node_partition" "a3mega" {
   }
 }
 
-# Spot L4 nodes for evaluation jobs: only created on demand, deleted after 5 idle minutes.
+# Spot L4 nodes for evaluation jobs: only created on demand, deleted after 5 idle minutes. When the
+# zone has no Spot capacity, a node that could not be created is tried again after 2 minutes.
 resource "hypercompute_node_partition" "eval" {
   cluster                = hypercompute_training_cluster.prod.id
   name                   = "eval"
@@ -65,6 +66,7 @@ resource "hypercompute_node_partition" "eval" {
   }
 
   slurm = {
-    suspend_time = 300
+    suspend_time       = 300
+    resume_retry_after = 120
   }
 }
