@@ -108,7 +108,7 @@ func (c *cloud) attrIs(name, path, want string, timeout time.Duration) {
 }
 
 // slurmdStart is the SlurmdStartTime the controller holds for node: it changes when the node's slurmd
-// registers anew.
+// registers anew in a later second (Slurm keeps whole seconds).
 func (c *cloud) slurmdStart(node string) string {
 	c.t.Helper()
 	out := c.exec("ctl", "bash", "-c", "SLURM_CONF=/etc/slurm/slurm.conf scontrol show node "+node)
@@ -168,6 +168,9 @@ func TestHostEventsOnTheLocalRuntime(t *testing.T) {
 	t.Run("host fault", func(t *testing.T) {
 		before := c.get("n1")
 		started := c.slurmdStart("n1")
+		// SlurmdStartTime has whole seconds: a slurmd that restarts within the second the first
+		// one started in would look as if it never registered again.
+		time.Sleep(time.Second)
 		out := c.admin("n1", "hostFault", "")
 		after := c.get("n1")
 		if out["status"] != "RUNNING" || after.GetResourceStatus().GetPhysicalHost() == before.GetResourceStatus().GetPhysicalHost() ||
