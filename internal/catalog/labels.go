@@ -25,6 +25,12 @@ const (
 // labels nor the provider's default_labels may set it.
 const CreateMarkerLabel = "hypercompute-create"
 
+// ReservedLabelKey is why labels a user sets (a resource's labels, the provider's default_labels)
+// may not carry CreateMarkerLabel.
+var ReservedLabelKey = fmt.Sprintf("label key %q is reserved: the provider sets it on a Filestore or Managed Lustre "+
+	"instance while its create has not finished, to tell its own half-made instance from someone else's; choose another key",
+	CreateMarkerLabel)
+
 // ValidateLabels checks a resource's labels against Google Cloud's rules
 // and returns an error naming the first offending key (in sorted order, so
 // the same map always gives the same message), or nil.

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -27,21 +26,13 @@ func (defaultLabelsValidator) ValidateMap(_ context.Context, req validator.MapRe
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return
 	}
-	keys := make(map[string]string, len(req.ConfigValue.Elements()))
-	for k := range req.ConfigValue.Elements() {
-		keys[k] = ""
+	if _, ok := req.ConfigValue.Elements()[catalog.CreateMarkerLabel]; ok {
+		reservedKey(&resp.Diagnostics)
 	}
-	checkDefaultLabels(&resp.Diagnostics, keys)
 }
 
-// checkDefaultLabels adds the error for a reserved key in default_labels. Configure calls it too,
+// reservedKey is the error for the provider's own key in default_labels. Configure adds it too,
 // for default_labels that were unknown when the configuration was validated.
-func checkDefaultLabels(diags *diag.Diagnostics, labels map[string]string) {
-	if _, ok := labels[catalog.CreateMarkerLabel]; !ok {
-		return
-	}
-	diags.AddAttributeError(path.Root("default_labels"), "Invalid default_labels",
-		fmt.Sprintf("default_labels: label key %q is reserved: the provider sets it on a Filestore or Managed Lustre instance "+
-			"while its create has not finished, to tell its own half-made instance from someone else's; choose another key",
-			catalog.CreateMarkerLabel))
+func reservedKey(diags *diag.Diagnostics) {
+	diags.AddAttributeError(path.Root("default_labels"), "Invalid default_labels", "default_labels: "+catalog.ReservedLabelKey)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/datasources/clustergoodput"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/datasources/clusterhealth"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/datasources/goodputplan"
@@ -86,7 +87,9 @@ func (p *hypercomputeProvider) Configure(ctx context.Context, req provider.Confi
 	labels := map[string]string{}
 	if !m.DefaultLabels.IsNull() && !m.DefaultLabels.IsUnknown() {
 		resp.Diagnostics.Append(m.DefaultLabels.ElementsAs(ctx, &labels, false)...)
-		checkDefaultLabels(&resp.Diagnostics, labels)
+		if _, ok := labels[catalog.CreateMarkerLabel]; ok {
+			reservedKey(&resp.Diagnostics)
+		}
 	}
 	if resp.Diagnostics.HasError() {
 		return

@@ -60,8 +60,8 @@ func TestAccHealthPolicy_gpuFaultUnderARecipeJob(t *testing.T) {
 		return strings.TrimSpace(out), err
 	}
 	slurm := func(cmd string) string {
-		s, _ := run("hhg-controller", "env", "SLURM_CONF=/etc/slurm/slurm.conf", "sh", "-c", cmd)
-		return s
+		s, _ := env.Slurm(30*time.Second, "hhg-controller", cmd)
+		return strings.TrimSpace(s)
 	}
 	svc := env.Server.Component("instances").(*instances.Service)
 	controllerKey := instances.InstanceKey(acctest.Project, acctest.Zone, "hhg-controller")

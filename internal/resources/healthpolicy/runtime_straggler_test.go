@@ -45,8 +45,8 @@ func TestAccHealthPolicy_stragglerOnTheLocalRuntime(t *testing.T) {
 		return strings.TrimSpace(out), err
 	}
 	state := func(n string) string {
-		s, _ := run("hhs-controller", "env", "SLURM_CONF=/etc/slurm/slurm.conf", "sinfo", "-h", "-N", "-n", n, "-o", "%T|%E")
-		return s
+		s, _ := env.Slurm(30*time.Second, "hhs-controller", "sinfo -h -N -n "+n+" -o '%T|%E'")
+		return strings.TrimSpace(s)
 	}
 	const slow, fast = "hhs-cpu-1", "hhs-cpu-0"
 	const quota = "/sys/fs/cgroup/cpu/cpu.cfs_quota_us"

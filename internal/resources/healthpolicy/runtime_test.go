@@ -53,8 +53,8 @@ func TestAccHealthPolicy_localRuntime(t *testing.T) {
 		return strings.TrimSpace(out), err
 	}
 	state := func(node string) string {
-		s, _ := exec("hhp-controller", "env", "SLURM_CONF=/etc/slurm/slurm.conf", "sinfo", "-h", "-N", "-n", node, "-o", "%T|%E")
-		return s
+		s, _ := env.Slurm(30*time.Second, "hhp-controller", "sinfo -h -N -n "+node+" -o '%T|%E'")
+		return strings.TrimSpace(s)
 	}
 	waitState := func(node, what string, timeout time.Duration, ok func(string) bool) error {
 		deadline := time.Now().Add(timeout)

@@ -40,9 +40,7 @@ func TestAccRecipeJob_localRuntime(t *testing.T) {
 	env, agentPath, agentSHA := acctest.NewSlurmRuntime(t)
 	base := runtimeBase(agentPath, agentSHA)
 	exec := env.RunOn
-	slurm := func(cmd string) (string, error) {
-		return exec(30*time.Second, "hrj-controller", "env", "SLURM_CONF=/etc/slurm/slurm.conf", "bash", "-c", cmd)
-	}
+	slurm := func(cmd string) (string, error) { return env.Slurm(30*time.Second, "hrj-controller", cmd) }
 	report := func(name string) (cc.JobReport, recipes.Progress) { return env.JobReport("hrj-controller", name) }
 	diagnose := func(name string) string {
 		out, _ := slurm("squeue; sinfo -N; tail -n 20 /home/.hypercompute/jobs/" + name + "/slurm-*.out")

@@ -125,7 +125,7 @@ func TestAccTrainingCluster_localRuntime(t *testing.T) {
 	}
 	maxJobCount := func(want string) resource.TestCheckFunc {
 		return func(*terraform.State) error {
-			out, err := exec("hcl-controller", "env", "SLURM_CONF=/etc/slurm/slurm.conf", "scontrol", "show", "config")
+			out, err := env.Slurm(30*time.Second, "hcl-controller", "scontrol show config")
 			if err != nil {
 				return err
 			}

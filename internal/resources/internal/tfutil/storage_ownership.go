@@ -104,8 +104,7 @@ func (markerKeyValidator) ValidateMap(_ context.Context, req validator.MapReques
 		return
 	}
 	if _, ok := req.ConfigValue.Elements()[CreateMarkerLabel]; ok {
-		AddInvalid(&resp.Diagnostics, req.Path, "label key \""+CreateMarkerLabel+"\" is reserved: the provider sets it while a create "+
-			"has not finished, to tell its own half-made instance from someone else's; choose another key")
+		AddInvalid(&resp.Diagnostics, req.Path, catalog.ReservedLabelKey)
 	}
 }
 
