@@ -7,6 +7,10 @@ const (
 	CheckpointLustre   = "lustre"
 	CheckpointLocalSSD = "local-ssd"
 	CheckpointBucket   = "bucket"
+	// CheckpointFilestore is a directory on the cluster's Filestore /home;
+	// its throughput is the tier's (filestore_throughput.go). The goodput
+	// plan data source does not offer it (its inputs have no tier).
+	CheckpointFilestore = "filestore"
 )
 
 // CheckpointTargets lists the storage targets a checkpoint cost can be derived for.

@@ -71,6 +71,7 @@ func NodeConfigHash(c Cluster) (string, error) {
 		PublicIPs     bool       `json:"public_ips,omitempty"`
 		ShieldedVM    bool       `json:"shielded_vm,omitempty"`
 	}{Controller: c.Controller, SlurmctldPort: d.Slurm.SlurmctldPort, Mounts: c.Mounts, Layout: c.Layout, Agents: c.Agents}
+	v.Mounts.Home.Tier, v.Mounts.Home.CapacityGiB = "", 0
 	if cl := c.Cloud; cl != nil {
 		v.Network, v.Subnet, v.Account, v.Scopes = cl.Network, cl.Subnet, cl.ServiceAccount, cl.Scopes
 		v.PublicIPs, v.ShieldedVM = cl.PublicIPs, cl.ShieldedVM

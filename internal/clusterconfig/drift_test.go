@@ -55,6 +55,13 @@ func TestNodeConfigHashFollowsWhatNodesBootWith(t *testing.T) {
 	if own, node := hashes(slurm); own == own0 || node != node0 {
 		t.Errorf("a Slurm setting: own hash changed %v (want true), node hash changed %v (want false)", own != own0, node != node0)
 	}
+	// A Filestore /home's tier and capacity are recorded for checkpoint costs, not used by nodes:
+	// resizing the share must not roll every partition.
+	home := base
+	home.Mounts.Home.Tier, home.Mounts.Home.CapacityGiB = "ZONAL", 10240
+	if own, node := hashes(home); own != own0 || node != node0 {
+		t.Errorf("/home's tier and capacity: own hash changed %v, node hash changed %v (want neither)", own != own0, node != node0)
+	}
 	rewrite := base
 	rewrite.Rewrite = 7
 	if own, node := hashes(rewrite); own != own0 || node != node0 {

@@ -36,6 +36,12 @@ type NFSMount struct {
 	// NConnect is the number of TCP connections per client; 0 means
 	// DefaultNFSNConnect.
 	NConnect int `json:"nconnect,omitempty"`
+	// Tier and CapacityGiB are the Filestore instance's, recorded when the
+	// cluster names one (empty for another NFS server): a recipe job's
+	// checkpoint cost on /home is derived from them. Nodes do not use them,
+	// so NodeConfigHash leaves them out and a resize rolls no node.
+	Tier        string `json:"tier,omitempty"`
+	CapacityGiB int64  `json:"capacity_gib,omitempty"`
 }
 
 // LustreMount is a Managed Lustre file system.

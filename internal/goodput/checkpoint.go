@@ -21,6 +21,10 @@ type Checkpoint struct {
 	// LustreThroughput (MBps per TiB) and LustreCapacityGiB size the Lustre
 	// instance; only for the Lustre target.
 	LustreThroughput, LustreCapacityGiB int64
+	// FilestoreTier and FilestoreCapacityGiB size the Filestore instance;
+	// only for the Filestore target.
+	FilestoreTier        string
+	FilestoreCapacityGiB int64
 	// Async: training pauses only for the device-to-host copy, and the
 	// write to storage happens in the background.
 	Async bool
@@ -68,8 +72,14 @@ func CheckpointCostFor(machineType string, nodes int, c Checkpoint) (CheckpointC
 		}
 	case catalog.CheckpointBucket:
 		mbps = catalog.BucketWriteMBpsPerVM * float64(nodes)
+	case catalog.CheckpointFilestore:
+		var ok bool
+		if mbps, ok = catalog.FilestoreWriteMBps(c.FilestoreTier, c.FilestoreCapacityGiB); !ok {
+			return CheckpointCost{}, fmt.Errorf("Filestore tier %q at %d GiB has no published write throughput", c.FilestoreTier, c.FilestoreCapacityGiB)
+		}
 	default:
-		return CheckpointCost{}, fmt.Errorf("checkpoint target %q is not one of %s", c.Target, strings.Join(catalog.CheckpointTargets(), ", "))
+		return CheckpointCost{}, fmt.Errorf("checkpoint target %q is not one of %s", c.Target,
+			strings.Join(append(catalog.CheckpointTargets(), catalog.CheckpointFilestore), ", "))
 	}
 	write := seconds(c.SizeGiB * gib / (mbps * 1e6))
 	cost := CheckpointCost{Write: write, WriteMBps: mbps, Pause: write}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -113,6 +114,43 @@ func TestTrainerCheckpoints(t *testing.T) {
 		}
 		if _, err := os.Stat(leftover); !os.IsNotExist(err) {
 			t.Errorf("the temporary directory of a dead writer was not removed: %v", err)
+		}
+		if _, err := os.Stat(torn); !os.IsNotExist(err) {
+			t.Errorf("the torn ckpt-50 (no COMPLETE marker) was not removed: %v", err)
+		}
+	})
+
+	// A run killed again before its own first save never reaches prune: the
+	// start itself clears what dead writers left, and keeps every complete
+	// checkpoint.
+	t.Run("partial checkpoints are removed at start", func(t *testing.T) {
+		var left []string
+		for _, name := range []string{".tmp-ckpt-9-111", ".tmp-ckpt-9-222", "ckpt-9"} {
+			p := filepath.Join(pre.Checkpoint.Dir, name)
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(p, "state.pt"), []byte("half"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			left = append(left, name)
+		}
+		before := checkpointDirs(t, pre.Checkpoint.Dir)
+		again := pre
+		again.MaxSteps = 8 // nothing left to train: this run saves nothing
+		out := runTrainer(t, again, 0)
+		if !strings.Contains(out, "removed partial checkpoints of an interrupted writer: "+strings.Join(left, " ")) {
+			t.Errorf("want the removal logged with its names:\n%s", out)
+		}
+		got := strings.Join(checkpointDirs(t, pre.Checkpoint.Dir), " ")
+		var want []string
+		for _, n := range before {
+			if !slices.Contains(left, n) {
+				want = append(want, n)
+			}
+		}
+		if got != strings.Join(want, " ") || !strings.Contains(got, "ckpt-8") {
+			t.Errorf("checkpoint directories %q, want the complete ones %q", got, want)
 		}
 	})
 

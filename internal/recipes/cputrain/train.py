@@ -309,6 +309,26 @@ def save_checkpoint(root, step, state, keep_last):
     return final
 
 
+def remove_partial(root):
+    """Remove what a writer killed mid-checkpoint left: its .tmp-ckpt-*
+    directory, or a ckpt-<step> without its COMPLETE marker. Run by rank 0
+    before it writes anything, so every partial one is a dead writer's;
+    a complete checkpoint is never touched. Returns the names removed."""
+    gone = []
+    if not root or not os.path.isdir(root):
+        return gone
+    for name in sorted(os.listdir(root)):
+        path = os.path.join(root, name)
+        if not os.path.isdir(path):
+            continue
+        partial = name.startswith(".tmp-ckpt-") or (
+            CKPT_RE.match(name) and not os.path.isfile(os.path.join(path, COMPLETE)))
+        if partial:
+            shutil.rmtree(path, ignore_errors=True)
+            gone.append(name)
+    return gone
+
+
 def prune(root, keep_last):
     done = complete_checkpoints(root)
     if keep_last > 0:
@@ -382,6 +402,12 @@ def main():
         stale = os.path.join(run_dir, STOPPED)
         if os.path.exists(stale):
             os.remove(stale)
+        # A run killed while writing leaves a partial checkpoint behind; a
+        # run killed again before its own first save would never reach
+        # prune, so every start clears them.
+        gone = remove_partial(ck_dir)
+        if gone:
+            log("removed partial checkpoints of an interrupted writer: %s" % " ".join(gone))
 
     random.seed(seed + rank)
     torch.manual_seed(seed)  # identical initial weights on every rank

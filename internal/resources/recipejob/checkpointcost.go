@@ -15,10 +15,11 @@ import (
 // recipe's checkpoint (weights and optimizer state, recipes.Recipe
 // CheckpointBytes) written synchronously to the storage the checkpoint
 // directory is on (goodput.CheckpointCostFor, from the catalog's bandwidth
-// figures: gcsfuse per VM, Lustre's tier × capacity). known is false when that
-// storage has no figure: /home (NFS, no throughput in the catalog) and a
-// Managed Lustre the cluster names by address (its capacity and tier are
-// then not recorded).
+// figures: gcsfuse per VM, Lustre's tier × capacity, Filestore's tier at its
+// capacity). known is false when that storage has no figure: an NFS /home
+// that is not a Filestore instance the cluster names (or a tier without a
+// published figure), and a Managed Lustre the cluster names by address (its
+// capacity and tier are then not recorded).
 type checkpointCost struct {
 	cost  goodput.CheckpointCost
 	gib   float64
@@ -35,6 +36,12 @@ func estimateCheckpointCost(m cc.Mounts, dir, machineType string, nodes int, r r
 	} else if l := m.Lustre; l != nil && within(dir, lustreMountPoint(l)) && l.CapacityGiB > 0 && l.Throughput > 0 {
 		ck.Target, ck.LustreCapacityGiB, ck.LustreThroughput = catalog.CheckpointLustre, l.CapacityGiB, l.Throughput
 		where = fmt.Sprintf("Managed Lustre %s (%d GiB at %d MBps/TiB)", l.FSName, l.CapacityGiB, l.Throughput)
+	} else if h := m.Home; h.Tier != "" && within(dir, homeMountPoint(h)) {
+		if _, ok := catalog.FilestoreWriteMBps(h.Tier, h.CapacityGiB); !ok {
+			return checkpointCost{}, nil
+		}
+		ck.Target, ck.FilestoreTier, ck.FilestoreCapacityGiB = catalog.CheckpointFilestore, h.Tier, h.CapacityGiB
+		where = fmt.Sprintf("Filestore /home (%s, %d GiB)", h.Tier, h.CapacityGiB)
 	} else {
 		return checkpointCost{}, nil
 	}
@@ -43,6 +50,13 @@ func estimateCheckpointCost(m cc.Mounts, dir, machineType string, nodes int, r r
 		return checkpointCost{}, err
 	}
 	return checkpointCost{cost: c, gib: gib, where: where, known: true}, nil
+}
+
+func homeMountPoint(h cc.NFSMount) string {
+	if h.MountPoint == "" {
+		return "/home"
+	}
+	return h.MountPoint
 }
 
 func lustreMountPoint(l *cc.LustreMount) string {

@@ -93,6 +93,10 @@ func TestAccTrainingCluster_basic(t *testing.T) {
 						if !strings.HasSuffix(c.Mounts.Home.Share, "/home") || c.Mounts.Home.Server == "" {
 							return fmt.Errorf("home mount %+v is not the Filestore share", c.Mounts.Home)
 						}
+						// Recorded for recipe jobs' checkpoint cost on /home.
+						if c.Mounts.Home.Tier != "BASIC_HDD" || c.Mounts.Home.CapacityGiB != 1024 {
+							return fmt.Errorf("home mount %+v does not record the Filestore instance's tier and capacity", c.Mounts.Home)
+						}
 						if len(inst.GetNetworkInterfaces()[0].GetAccessConfigs()) != 0 {
 							return fmt.Errorf("has a public IP; the default is none")
 						}

@@ -36,6 +36,7 @@ func resolveMounts(ctx context.Context, c *gcp.Clients, s *desired) (clusterconf
 		}
 		m.Home.Server = nw.GetIpAddresses()[0]
 		m.Home.Share = "/" + inst.GetFileShares()[0].GetName()
+		m.Home.Tier, m.Home.CapacityGiB = inst.GetTier().String(), inst.GetFileShares()[0].GetCapacityGb()
 		if m.Home.Version == "" {
 			m.Home.Version = "3"
 			if inst.GetProtocol() == filestorepb.Instance_NFS_V4_1 {
