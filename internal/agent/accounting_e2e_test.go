@@ -362,12 +362,23 @@ func TestAccountingOnTheLocalRuntime(t *testing.T) {
 				}
 			}
 		}
-		// The recipe's own lost_seconds, read from its run directory (not sacct's WorkDir), not the
-		// whole first run.
-		if got.Name != "tiny" || got.Restarts != 1 || got.RunSeconds != runs[0]+runs[1] || abs(got.LostSeconds-p.LostSeconds) > 1e-9 {
-			t.Errorf("recipe job in the report: %+v; sacct ran %v s, the progress file lost %.3f s", got, runs, p.LostSeconds)
+		// The recipe's own record of the work this job lost (its share in the progress file of its
+		// run directory, which is its working directory), not the whole first run.
+		lost, charged := p.LostByJob[id]
+		if !charged || abs(lost-p.LostSeconds) > 1e-9 {
+			t.Fatalf("progress file charges %v to job %s, want its whole %.3f s", p.LostByJob, id, p.LostSeconds)
 		}
-		t.Logf("recipe job %s: runs %v s, lost %.3f s (progress file), runtime goodput %.3f", id, runs, p.LostSeconds, got.Runtime)
+		if got.Name != "tiny" || got.Restarts != 1 || got.RunSeconds != runs[0]+runs[1] || abs(got.LostSeconds-lost) > 1e-9 {
+			t.Errorf("recipe job in the report: %+v; sacct ran %v s, the progress file lost %.3f s", got, runs, lost)
+		}
+		// One computation: the login node's command, which reads sacct and the progress file itself,
+		// prints the same run, lost and restarts for the job.
+		out := c.exec(login, "bash", "-lc", agentPath+" goodput --since 1d")
+		row := regexp.MustCompile(`(?m)^` + id + `\s+tiny\s+cpu\s+CANCELLED\s+\d+\s+(\d+)\s+(\d+)\s+(\d+)\s`).FindStringSubmatch(out)
+		if row == nil || row[1] != strconv.Itoa(int(math.Round(got.RunSeconds))) || row[2] != strconv.Itoa(int(math.Round(got.LostSeconds))) || row[3] != "1" {
+			t.Errorf("the login node's goodput row for job %s: %v; the controller reports %+v\n%s", id, row, got.GoodputFigures, out)
+		}
+		t.Logf("recipe job %s: runs %v s, lost %.3f s (progress file), runtime goodput %.3f", id, runs, lost, got.Runtime)
 	})
 	t.Logf("done after %s", time.Since(start).Round(time.Millisecond))
 }

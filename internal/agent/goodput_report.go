@@ -73,21 +73,27 @@ func parseSacct(out string) ([]attempt, error) {
 	return as, nil
 }
 
-// progressLost returns a recipe's recorded lost_seconds, if the job has a progress file.
+// progressLost returns the work a recipe recorded as lost in Slurm job jobID's runs, if the job's
+// progress file says; otherwise the caller counts the attempts Slurm interrupted.
 type progressLost func(jobID, workDir string) (float64, bool)
 
 // progressIn looks for the progress file in a recipe job's run directory (runDirs: Slurm job id →
-// RunDir, from the controller's recipe job records), else in the job's working directory.
+// RunDir, from the controller's recipe job records, for jobs submitted before the run directory
+// became their working directory), else in the job's working directory — where the login node's
+// `goodput` command finds it too, so both compute the same figures.
 func progressIn(runDirs map[string]string) progressLost {
 	return func(jobID, workDir string) (float64, bool) {
 		if d, ok := runDirs[jobID]; ok {
 			workDir = d
 		}
-		return readProgressLost(workDir)
+		return readProgressLost(workDir, jobID)
 	}
 }
 
-func readProgressLost(workDir string) (float64, bool) {
+// readProgressLost reads jobID's share of the lost work. A run directory outlives its Slurm jobs
+// (a resubmission, a new generation), so the file's run total is no job's figure: only its
+// per-job split counts, and a file without one (an older trainer) gives nothing.
+func readProgressLost(workDir, jobID string) (float64, bool) {
 	if workDir == "" {
 		return 0, false
 	}
@@ -96,10 +102,15 @@ func readProgressLost(workDir string) (float64, bool) {
 		return 0, false
 	}
 	var p recipes.Progress
-	if json.Unmarshal(b, &p) != nil {
+	if json.Unmarshal(b, &p) != nil || p.LostByJob == nil {
 		return 0, false
 	}
-	return p.LostSeconds, true
+	if l, ok := p.LostByJob[jobID]; ok {
+		return l, true
+	}
+	// The file knows the jobs that ran here: one it never charged lost nothing, if it wrote the
+	// file; a job it does not know (another run directory's) falls back to sacct.
+	return 0, p.SlurmJobID == jobID
 }
 
 // computeGoodput turns attempts into a report. now stands for the wait of a job still pending.

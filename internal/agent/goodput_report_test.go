@@ -147,21 +147,39 @@ func TestRepairFigures(t *testing.T) {
 	}
 }
 
-// A recipe's progress file is found in its run directory (the controller's job record names it),
-// which need not be the job's working directory; other jobs are looked up in their working one.
+// A recipe's progress file is found in its run directory (the controller's job record names it,
+// for jobs from before the run directory was their working directory), else in the job's working
+// directory; each Slurm job is charged only its own share of the lost work.
 func TestProgressIn(t *testing.T) {
-	run, work := t.TempDir(), t.TempDir()
-	if err := os.WriteFile(filepath.Join(run, recipes.ProgressFile), []byte(`{"restarts":2,"lost_seconds":12.5}`), 0o644); err != nil {
-		t.Fatal(err)
+	run, work, old := t.TempDir(), t.TempDir(), t.TempDir()
+	// Job 40 failed after making progress, job 41 (a new submission) resumed it and was requeued
+	// once, and wrote the file last; job 39 ran here in an earlier generation and lost nothing.
+	progress := `{"restarts":2,"lost_seconds":12.5,"slurm_job_id":"41","lost_by_job":{"40":10,"41":2.5}}`
+	for dir, body := range map[string]string{run: progress, old: `{"restarts":1,"lost_seconds":7}`} {
+		if err := os.WriteFile(filepath.Join(dir, recipes.ProgressFile), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	lost := progressIn(map[string]string{"41": run})
-	if l, ok := lost("41", work); !ok || l != 12.5 {
-		t.Errorf("recipe job 41: %v %v", l, ok)
+	for _, c := range []struct {
+		job, workDir string
+		want         float64
+		ok           bool
+	}{
+		{"41", work, 2.5, true}, // the record names its run directory
+		{"40", run, 10, true},   // found in its working directory
+		{"39", run, 0, false},   // unknown to the file: sacct's figure
+		{"42", work, 0, false},  // no progress file
+		{"43", old, 0, false},   // an older trainer's file has no per-job split
+	} {
+		if l, ok := lost(c.job, c.workDir); ok != c.ok || l != c.want {
+			t.Errorf("job %s in %s: %v %v, want %v %v", c.job, c.workDir, l, ok, c.want, c.ok)
+		}
 	}
-	if _, ok := lost("42", work); ok {
-		t.Error("job 42 has no progress file but got one")
+	if err := os.WriteFile(filepath.Join(work, recipes.ProgressFile), []byte(`{"slurm_job_id":"44","lost_by_job":{}}`), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	if l, ok := lost("43", run); !ok || l != 12.5 {
-		t.Errorf("a job whose working directory holds a progress file: %v %v", l, ok)
+	if l, ok := lost("44", work); !ok || l != 0 {
+		t.Errorf("the file's own job, never restarted: %v %v, want 0 true", l, ok)
 	}
 }

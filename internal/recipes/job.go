@@ -109,6 +109,14 @@ type Progress struct {
 	// LostSeconds is training time redone after restarts: the time since
 	// the last checkpoint when each earlier run stopped.
 	LostSeconds float64 `json:"lost_seconds"`
+	// SlurmJobID is the Slurm job that wrote the file last.
+	SlurmJobID string `json:"slurm_job_id,omitempty"`
+	// LostByJob splits lost work by the Slurm job whose run it was: a
+	// restart charges what it redoes to the job that stopped, which is
+	// another job when a new submission resumes a failed one. Measured
+	// goodput reads it per job (sacct's job id), so a job is never charged
+	// with an earlier job's loss. Kept across generations: keys are unique.
+	LostByJob map[string]float64 `json:"lost_by_job,omitempty"`
 	// StartupSeconds: from the trainer's process start to the first step
 	// of the current run (imports, rendezvous, loading a checkpoint).
 	StartupSeconds float64 `json:"startup_seconds,omitempty"`

@@ -201,7 +201,7 @@ func TestRenderCPUScript(t *testing.T) {
 			t.Errorf("script lacks %q", w)
 		}
 	}
-	if strings.Join(s.Sbatch, " ") != "--job-name=tiny --partition=cpu --nodes=2 --ntasks-per-node=1 --requeue --signal=B:USR1@30 --open-mode=append --output=/lustre/runs/t/run/slurm-%j.out" {
+	if strings.Join(s.Sbatch, " ") != "--job-name=tiny --partition=cpu --nodes=2 --ntasks-per-node=1 --requeue --signal=B:USR1@30 --open-mode=append --chdir=/lustre/runs/t/run --output=/lustre/runs/t/run/slurm-%j.out" {
 		t.Errorf("sbatch flags %q", s.Sbatch)
 	}
 	if len(s.MakeDirs) != 1 || s.MakeDirs[0] != j.RunDir {

@@ -48,6 +48,10 @@ func sbatchFlags(j Job, gpusPerNode int) []string {
 		"--requeue",
 		fmt.Sprintf("--signal=B:USR1@%d", j.SignalLead),
 		"--open-mode=append",
+		// The run directory is the job's working directory, so sacct's
+		// WorkDir leads any reader (the login node's goodput command) to
+		// its progress file.
+		"--chdir="+j.RunDir,
 		"--output="+j.RunDir+"/slurm-%j.out",
 	)
 	if j.TimeLimit > 0 {

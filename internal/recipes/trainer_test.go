@@ -15,6 +15,12 @@ import (
 // trainer config Render would write for j, and returns its output.
 func runTrainer(t testing.TB, j Job, wantExit int) string {
 	t.Helper()
+	return runTrainerEnv(t, j, wantExit)
+}
+
+// runTrainerEnv is runTrainer with more environment (e.g. SLURM_JOB_ID).
+func runTrainerEnv(t testing.TB, j Job, wantExit int, env ...string) string {
+	t.Helper()
 	r, err := Validate(j)
 	if err != nil {
 		t.Fatal(err)
@@ -36,6 +42,7 @@ func runTrainer(t testing.TB, j Job, wantExit int) string {
 	cmd := exec.Command("/usr/bin/python3", prog, cfg)
 	cmd.Env = append(os.Environ(), "RANK=0", "WORLD_SIZE=1", "LOCAL_RANK=0", "MASTER_ADDR=127.0.0.1",
 		fmt.Sprintf("MASTER_PORT=%d", ports[0]), "SLURM_CPUS_ON_NODE=1")
+	cmd.Env = append(cmd.Env, env...)
 	out, err := cmd.CombinedOutput()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
@@ -104,7 +111,7 @@ func TestTrainerCheckpoints(t *testing.T) {
 		first := progressOf(t, pre).FirstLoss
 		more := pre
 		more.MaxSteps = 8
-		out := runTrainer(t, more, 0)
+		out := runTrainerEnv(t, more, 0, "SLURM_JOB_ID=101")
 		if !strings.Contains(out, "resumed from "+pre.Checkpoint.Dir+"/ckpt-6 at step 6") {
 			t.Fatalf("want a resume from ckpt-6, the newest complete checkpoint:\n%s", out)
 		}
@@ -138,7 +145,7 @@ func TestTrainerCheckpoints(t *testing.T) {
 		before := checkpointDirs(t, pre.Checkpoint.Dir)
 		again := pre
 		again.MaxSteps = 8 // nothing left to train: this run saves nothing
-		out := runTrainer(t, again, 0)
+		out := runTrainerEnv(t, again, 0, "SLURM_JOB_ID=102")
 		if !strings.Contains(out, "removed partial checkpoints of an interrupted writer: "+strings.Join(left, " ")) {
 			t.Errorf("want the removal logged with its names:\n%s", out)
 		}
@@ -151,6 +158,14 @@ func TestTrainerCheckpoints(t *testing.T) {
 		}
 		if got != strings.Join(want, " ") || !strings.Contains(got, "ckpt-8") {
 			t.Errorf("checkpoint directories %q, want the complete ones %q", got, want)
+		}
+		// Each restart charged the work it redid to the run that stopped: the first run (no
+		// Slurm job) and job 101; job 102, which stopped nothing, has no share.
+		p := progressOf(t, again)
+		if _, ok := p.LostByJob["102"]; ok || p.SlurmJobID != "102" || len(p.LostByJob) != 2 ||
+			math.Abs(p.LostByJob[""]+p.LostByJob["101"]-p.LostSeconds) > 1e-9 {
+			t.Errorf("lost work by job %v (written by %q), want the first run's and job 101's shares summing to %v",
+				p.LostByJob, p.SlurmJobID, p.LostSeconds)
 		}
 	})
 

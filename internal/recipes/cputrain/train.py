@@ -441,13 +441,18 @@ def main():
     prog = {"step": step, "max_steps": max_steps, "first_loss": first_loss or 0.0, "last_loss": 0.0,
             "last_checkpoint_step": 0, "checkpoint_cost_seconds": 0.0, "interval_seconds": 0.0,
             "checkpoints": 0, "restarts": 0, "lost_seconds": 0.0, "generation": cfg.get("generation", ""),
-            "started_at": now_iso(started), "finished": False}
+            "started_at": now_iso(started), "finished": False,
+            "slurm_job_id": os.environ.get("SLURM_JOB_ID", ""), "lost_by_job": {}}
     if rank == 0 and os.path.isfile(progress_path):
         try:
             with open(progress_path) as f:
                 prev = json.load(f)
         except (OSError, ValueError):
             prev = None
+        if prev:
+            # Keyed by Slurm job id, so an earlier generation's losses stay
+            # with its jobs.
+            prog["lost_by_job"] = dict(prev.get("lost_by_job") or {})
         if prev and prev.get("generation", "") == prog["generation"]:
             for k in ("first_loss", "last_loss", "last_checkpoint_step", "last_checkpoint_time",
                       "checkpoint_cost_seconds", "interval_seconds", "checkpoints"):
@@ -460,6 +465,9 @@ def main():
             since = resumed["time"] if resumed else parse_iso(prev.get("started_at"))
             lost = max(0.0, last_alive - since) if last_alive and since else 0.0
             prog["lost_seconds"] = float(prev.get("lost_seconds", 0.0)) + lost
+            # The work redone was the stopped run's: charge its job.
+            stopped = prev.get("slurm_job_id", "")
+            prog["lost_by_job"][stopped] = prog["lost_by_job"].get(stopped, 0.0) + lost
             if resumed is None:
                 prog["last_checkpoint_step"] = 0
             log("restart %d: %.1f s of training lost" % (prog["restarts"], lost))

@@ -9,6 +9,7 @@
 #SBATCH --requeue
 #SBATCH --signal=B:USR1@300
 #SBATCH --open-mode=append
+#SBATCH --chdir=/home/runs/run1
 #SBATCH --output=/home/runs/run1/slurm-%j.out
 #SBATCH --time=1440
 set -o pipefail
