@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -202,6 +203,7 @@ func (c *controller) pollJob(ctx context.Context, sched jobScheduler, dir string
 	if p, ok := readProgress(rec.RunDir); ok {
 		rep.Progress = p
 	}
+	rep.AutoRestarts, rep.LastRestartCause = readAutoRestarts(rec.RunDir, rec.JobID)
 	rec.Report = &rep
 	if st.State == "PENDING" && st.Reason == "BeginTime" && st.Restarts > rec.ReleasedAt {
 		// Slurm holds a requeued job back for two minutes; a recipe job resumes from its
@@ -331,8 +333,35 @@ func readProgress(runDir string) (json.RawMessage, bool) {
 	if json.Unmarshal(b, &p) != nil {
 		return nil, false
 	}
+	// The per-job split is goodput's (read from the file itself) and grows with every job
+	// the run directory saw; the report has a 4 KB budget.
+	p.LostByJob = nil
 	compact, err := json.Marshal(p)
 	return compact, err == nil
+}
+
+// readAutoRestarts counts Slurm job jobID's automatic restarts in the run directory's
+// recipes.RestartsFile (the batch script appends one line per restart; earlier jobs of the same
+// run directory have lines of their own) and describes the last one.
+func readAutoRestarts(runDir string, jobID int) (n int, cause string) {
+	b, err := os.ReadFile(filepath.Join(runDir, recipes.RestartsFile))
+	if err != nil {
+		return 0, ""
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		var r struct {
+			Time     string `json:"time"`
+			JobID    string `json:"job_id"`
+			ExitCode int    `json:"exit_code"`
+			Step     int    `json:"step"`
+		}
+		if json.Unmarshal([]byte(line), &r) != nil || r.JobID != strconv.Itoa(jobID) {
+			continue
+		}
+		n++
+		cause = fmt.Sprintf("training step exited %d at step %d (%s)", r.ExitCode, r.Step, r.Time)
+	}
+	return n, cause
 }
 
 // downNodes are the job's nodes that slurmctld sees down or not

@@ -79,6 +79,11 @@ type JobReport struct {
 	LogPath string `json:"log_path,omitempty"`
 	// Requeues is Slurm's restart count (requeues, node failures).
 	Requeues int `json:"requeues,omitempty"`
+	// AutoRestarts counts the batch script's restarts of a failed training
+	// step (recipes.RestartPolicy) in this Slurm job; LastRestartCause says
+	// why the last one happened.
+	AutoRestarts     int    `json:"auto_restarts,omitempty"`
+	LastRestartCause string `json:"last_restart_cause,omitempty"`
 	// Progress is the recipe's Progress file as the job last wrote it
 	// (recipes.Progress), verbatim; absent before the first step.
 	Progress json.RawMessage `json:"progress,omitempty"`

@@ -46,6 +46,8 @@ type Job struct {
 	Env map[string]string `json:"env,omitempty"`
 
 	Checkpoint Checkpoint `json:"checkpoint"`
+	// Restart is what the batch script does when the training step fails.
+	Restart RestartPolicy `json:"restart"`
 	// RunDir holds the job's script, logs, metrics and Progress file; on
 	// storage every node of the partition mounts.
 	RunDir string `json:"run_dir"`
@@ -129,6 +131,24 @@ type Progress struct {
 	Finished  bool   `json:"finished,omitempty"`
 	UpdatedAt string `json:"updated_at"`
 }
+
+// RestartPolicy restarts a failed training step (a rank killed by an OOM,
+// a segfault or an NCCL abort ends the whole step: srun --kill-on-bad-exit)
+// inside the job's allocation, from the newest complete checkpoint, as
+// HyperPod's auto-resume does: at most MaxRestarts times per job, waiting
+// BackoffSeconds before the first restart and twice as long before each next
+// one. A step that failed without progress since it started (no new
+// checkpoint, no step advanced in the Progress file) is not restarted: a bad
+// script or bad data fails the same way every time. Each restart is appended
+// to RestartsFile in the RunDir.
+type RestartPolicy struct {
+	MaxRestarts    int `json:"max_restarts"`
+	BackoffSeconds int `json:"backoff_seconds"`
+}
+
+// RestartsFile lists a job's automatic restarts, one JSON object a line
+// ({"time","job_id","attempt","exit_code","step"}), in its RunDir.
+const RestartsFile = "restarts.jsonl"
 
 // ProgressFile is the name of the Progress file in a job's RunDir.
 const ProgressFile = "progress.json"

@@ -90,37 +90,66 @@ export MASTER_ADDR=${first_addr:-$first_node}
 export MASTER_PORT=$((20000 + SLURM_JOB_ID % 20000))
 `
 
-// signalForwarding runs the srun step in the background and forwards the
-// batch-only signals to it. Slurm delivers --signal=B:USR1@N to this shell
-// only; bash runs a trap only between commands, so srun must not run in the
-// foreground. forward is the signal the step's program checkpoints on
-// (USR1 for the CPU trainer, TERM for Megatron's exit signal handler).
-// SIGTERM (scancel, scontrol requeue) is forwarded too: the tasks get it
-// from slurmstepd anyway, and forwarding keeps this shell alive until they
-// checkpointed. A run stopped after a USR1 requeues itself (time limit,
-// preemption notice); one stopped by TERM is already being requeued or
-// cancelled by Slurm. requeueWhen is the shell test for "stopped early".
-func signalForwarding(b *strings.Builder, forward, requeueWhen string) {
-	fmt.Fprintf(b, `step_pid=$!
+// stepLoop runs the training step (launch_step, which the script defines and
+// which starts srun in the background) and forwards the batch-only signals to
+// it. Slurm delivers --signal=B:USR1@N to this shell only; bash runs a trap
+// only between commands, so srun must not run in the foreground. forward is
+// the signal the step's program checkpoints on (USR1 for the CPU trainer,
+// TERM for Megatron's exit signal handler). SIGTERM (scancel, scontrol
+// requeue) is forwarded too: the tasks get it from slurmstepd anyway, and
+// forwarding keeps this shell alive until they checkpointed. A run stopped
+// after a USR1 requeues itself (time limit, preemption notice: requeueWhen is
+// the shell test for "stopped early"); one stopped by TERM is already being
+// requeued or cancelled by Slurm, and is never restarted here. A step that failed on its own is
+// restarted in the same allocation by the job's RestartPolicy when it made
+// progress since it started: a checkpoint newer than the attempt, or a step
+// counter the Progress file advanced.
+func stepLoop(b *strings.Builder, j Job, forward, requeueWhen string) {
+	fmt.Fprintf(b, `max_restarts=%[3]d
+delay=%[4]d
+restarts=0
 stop_signal=""
-trap 'stop_signal=USR1; kill -%[1]s "$step_pid" 2>/dev/null' USR1
-trap 'stop_signal=TERM; kill -TERM "$step_pid" 2>/dev/null' TERM
-rc=0
+step_pid=""
+trap 'stop_signal=USR1; [ -n "$step_pid" ] && kill -%[1]s "$step_pid" 2>/dev/null' USR1
+trap 'stop_signal=TERM; [ -n "$step_pid" ] && kill -TERM "$step_pid" 2>/dev/null' TERM
+progress_step() { sed -n 's/^ *"step": *\([0-9]*\).*/\1/p' "$RUN_DIR/%[5]s" 2>/dev/null | head -n 1; }
 while :; do
-  wait "$step_pid"; rc=$?
-  # wait returns >128 when a trapped signal interrupted it: keep waiting
-  # while the step lives, then take its real status.
-  if [ "$rc" -gt 128 ] && kill -0 "$step_pid" 2>/dev/null; then continue; fi
-  break
+  touch "$RUN_DIR/.attempt-start"
+  step_before=$(progress_step)
+  launch_step
+  step_pid=$!
+  rc=0
+  while :; do
+    wait "$step_pid"; rc=$?
+    # wait returns >128 when a trapped signal interrupted it: keep waiting
+    # while the step lives, then take its real status.
+    if [ "$rc" -gt 128 ] && kill -0 "$step_pid" 2>/dev/null; then continue; fi
+    break
+  done
+  if [ "$rc" -gt 128 ]; then wait "$step_pid" 2>/dev/null; r=$?; [ "$r" -ne 127 ] && rc=$r; fi
+  if %[2]s && [ "$stop_signal" != TERM ]; then
+    echo "hypercompute: step stopped after a checkpoint (signal ${stop_signal:-to the tasks}); requeueing job $SLURM_JOB_ID"
+    scontrol requeue "$SLURM_JOB_ID"
+    exit 0
+  fi
+  if [ "$rc" -eq 0 ] || [ -n "$stop_signal" ]; then exit "$rc"; fi
+  step_after=$(progress_step)
+  if [ -z "$(find %[6]s -newer "$RUN_DIR/.attempt-start" -print -quit 2>/dev/null)" ] && [ "${step_after:-0}" -le "${step_before:-0}" ]; then
+    echo "hypercompute: training step failed (exit $rc) with no progress since it started: not restarting"
+    exit "$rc"
+  fi
+  if [ "$restarts" -ge "$max_restarts" ]; then
+    echo "hypercompute: training step failed (exit $rc); giving up after $restarts of $max_restarts automatic restarts"
+    exit "$rc"
+  fi
+  restarts=$((restarts + 1))
+  printf '{"time":"%%s","job_id":"%%s","attempt":%%d,"exit_code":%%d,"step":%%d}\n' "$(date -u +%%Y-%%m-%%dT%%H:%%M:%%SZ)" "$SLURM_JOB_ID" "$restarts" "$rc" "${step_after:-0}" >> "$RUN_DIR/%[7]s"
+  echo "hypercompute: training step failed (exit $rc) after progress (step ${step_after:-?}); automatic restart $restarts of $max_restarts in ${delay}s"
+  sleep "$delay" & step_pid=$!; wait "$step_pid"; step_pid=""
+  [ -n "$stop_signal" ] && exit "$rc"
+  delay=$((delay * 2))
 done
-if [ "$rc" -gt 128 ]; then wait "$step_pid" 2>/dev/null; r=$?; [ "$r" -ne 127 ] && rc=$r; fi
-if %[2]s && [ "$stop_signal" != TERM ]; then
-  echo "hypercompute: step stopped after a checkpoint (signal ${stop_signal:-to the tasks}); requeueing job $SLURM_JOB_ID"
-  scontrol requeue "$SLURM_JOB_ID"
-  exit 0
-fi
-exit "$rc"
-`, forward, requeueWhen)
+`, forward, requeueWhen, j.Restart.MaxRestarts, j.Restart.BackoffSeconds, ProgressFile, shq(j.Checkpoint.Dir), RestartsFile)
 }
 
 // heredoc writes content to path from the script itself (written to a

@@ -54,9 +54,10 @@ func renderCPU(j Job, r Recipe, hp map[string]string) (Script, error) {
 	// on Slurm; torchrun is not used (Debian's is broken on Python 3.11).
 	// --kill-on-bad-exit ends the step when a rank dies instead of leaving
 	// the others blocked in a collective.
+	b.WriteString("launch_step() {\n")
 	fmt.Fprintf(&b, "srun --kill-on-bad-exit=1 --nodes=%d --ntasks-per-node=%d \\\n", j.Nodes, j.TasksPerNode)
 	b.WriteString("  bash -c 'export RANK=$SLURM_PROCID WORLD_SIZE=$SLURM_NTASKS LOCAL_RANK=$SLURM_LOCALID; exec /usr/bin/python3 \"$0\" \"$1\"' \\\n")
-	b.WriteString("  \"$RUN_DIR/train.py\" \"$RUN_DIR/recipe.json\" &\n")
-	signalForwarding(&b, "USR1", fmt.Sprintf(`[ -f "$RUN_DIR/%s" ]`, StoppedFile))
+	b.WriteString("  \"$RUN_DIR/train.py\" \"$RUN_DIR/recipe.json\" &\n}\n")
+	stepLoop(&b, j, "USR1", fmt.Sprintf(`[ -f "$RUN_DIR/%s" ]`, StoppedFile))
 	return Script{Body: b.String(), Sbatch: flags, NeedsBatchSignal: true, MakeDirs: []string{j.RunDir}}, nil
 }

@@ -114,6 +114,7 @@ flock "$SQSH.lock" bash -c '[ -f "$1" ] || enroot import --output "$1.part" "$2"
 	// `sbatch --test-only` anywhere) rejects unknown #SBATCH options, while
 	// srun lines are only parsed where the step runs, on nodes that have
 	// pyxis.
+	b.WriteString("launch_step() {\n")
 	fmt.Fprintf(&b, "srun --kill-on-bad-exit=1 --nodes=%d --ntasks-per-node=%d \\\n", j.Nodes, tasks)
 	b.WriteString("  --container-image=\"$SQSH\" --container-mounts=\"$mounts\" --container-workdir=" + containerWorkdir(r) + " \\\n")
 	b.WriteString("  bash -c 'export RANK=$SLURM_PROCID WORLD_SIZE=$SLURM_NTASKS LOCAL_RANK=$SLURM_LOCALID; exec \"$@\"' launch \\\n")
@@ -124,13 +125,13 @@ flock "$SQSH.lock" bash -c '[ -f "$1" ] || enroot import --output "$1.part" "$2"
 		}
 		b.WriteString(indent + arg + " \\\n")
 	}
-	b.WriteString("  &\n")
+	b.WriteString("  &\n}\n")
 	// Megatron and NeMo save a checkpoint and exit on SIGTERM (the exit
 	// signal handler), so USR1 is forwarded as TERM; any stop after a USR1
 	// requeues. NeMo-RL has no such handler: it saves every save_period
 	// steps and, before the time limit, by checkpoint_must_save_by; a TERM
 	// loses the steps since its last save.
-	signalForwarding(&b, "TERM", `[ "$stop_signal" = USR1 ]`)
+	stepLoop(&b, j, "TERM", `[ "$stop_signal" = USR1 ]`)
 	return Script{Body: b.String(), Sbatch: flags, NeedsBatchSignal: true, MakeDirs: []string{j.RunDir}}, nil
 }
 

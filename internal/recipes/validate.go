@@ -91,6 +91,9 @@ func Validate(j Job) (Recipe, error) {
 	if c.KeepLast < 1 {
 		return r, fmt.Errorf("checkpoint.keep_last = %d must be at least 1", c.KeepLast)
 	}
+	if rp := j.Restart; rp.MaxRestarts < 0 || rp.BackoffSeconds < 0 {
+		return r, fmt.Errorf("restart_policy: max_restarts = %d and backoff = %d s must not be negative", rp.MaxRestarts, rp.BackoffSeconds)
+	}
 	if j.SignalLead < 1 {
 		return r, fmt.Errorf("signal_lead = %d must be at least 1 second", j.SignalLead)
 	}

@@ -28,6 +28,12 @@ const (
 	// signalLead: the job is told this many seconds before its time limit
 	// to checkpoint and stop (--signal=B:USR1@signalLead).
 	signalLead = 120
+	// A crashed rank is restarted up to 3 times per job, 30 s after the
+	// first failure and twice as long after each next: enough for transient
+	// faults (an NCCL timeout, a one-off OOM), not a loop.
+	defaultMaxRestarts    = 3
+	defaultRestartBackoff = "30s"
+	maxRestartBackoff     = time.Hour
 )
 
 // spec is the configuration part of the model, read into plain values.
@@ -40,6 +46,7 @@ type spec struct {
 	nodes     int // 0: the recipe's default
 	overrides overridesModel
 	ckpt      checkpointModel
+	restart   recipes.RestartPolicy
 	tbDir     string
 	export    string
 	complete  bool
@@ -83,6 +90,7 @@ func readSpec(ctx context.Context, m *model) (spec, diag.Diagnostics) {
 		// directory, interval and keep_last are computed when unset: unknown means "default".
 		s.complete = s.complete && known(s.ckpt.ResumeFrom)
 	}
+	s.restart, s.complete = readRestartPolicy(ctx, m.RestartPolicy, s.complete, &diags)
 	s.tbDir, s.export = m.TensorBoardDir.ValueString(), m.ExportPath.ValueString()
 	return s, diags
 }
@@ -197,6 +205,7 @@ func resolve(s spec, v *controllerView, p cc.Partition, diags *diag.Diagnostics)
 		Precision:       s.overrides.Precision.ValueString(),
 		Env:             stringMap(s.overrides.Env),
 		Checkpoint:      ck,
+		Restart:         s.restart,
 		RunDir:          run,
 		TensorBoardDir:  s.tbDir,
 		ExportPath:      s.export,

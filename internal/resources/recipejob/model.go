@@ -18,6 +18,7 @@ type model struct {
 	Nodes          types.Int64  `tfsdk:"nodes"`
 	Overrides      types.Object `tfsdk:"overrides"`
 	Checkpoint     types.Object `tfsdk:"checkpoint"`
+	RestartPolicy  types.Object `tfsdk:"restart_policy"`
 	TensorBoardDir types.String `tfsdk:"tensorboard_dir"`
 	ExportPath     types.String `tfsdk:"export_path"`
 	WaitFor        types.String `tfsdk:"wait_for"`
@@ -38,6 +39,8 @@ type model struct {
 	CheckpointInterval types.String  `tfsdk:"checkpoint_interval"`
 	TimeLost           types.String  `tfsdk:"time_lost"`
 	Restarts           types.Int64   `tfsdk:"restarts"`
+	AutoRestarts       types.Int64   `tfsdk:"auto_restarts"`
+	LastRestartCause   types.String  `tfsdk:"last_restart_cause"`
 
 	Timeouts timeouts.Value `tfsdk:"timeouts"`
 }
@@ -56,6 +59,11 @@ type overridesModel struct {
 	Env             types.Map    `tfsdk:"env"`
 }
 
+type restartPolicyModel struct {
+	MaxRestarts types.Int64  `tfsdk:"max_restarts"`
+	Backoff     types.String `tfsdk:"backoff"`
+}
+
 type checkpointModel struct {
 	Directory  types.String `tfsdk:"directory"`
 	Interval   types.String `tfsdk:"interval"`
@@ -69,11 +77,13 @@ var (
 		"max_steps": types.Int64Type, "hyperparameters": types.MapType{ElemType: types.StringType},
 		"container_image": types.StringType, "precision": types.StringType, "env": types.MapType{ElemType: types.StringType},
 	}
-	checkpointTypes = map[string]attr.Type{
+	restartPolicyTypes = map[string]attr.Type{"max_restarts": types.Int64Type, "backoff": types.StringType}
+	checkpointTypes    = map[string]attr.Type{
 		"directory": types.StringType, "interval": types.StringType, "keep_last": types.Int64Type, "resume_from": types.StringType,
 	}
 )
 
 // computedAttrs are the attributes the controller's report fills.
 var computedAttrs = []string{"job_id", "state", "start_time", "end_time", "log_path", "step", "checkpoints",
-	"last_checkpoint_step", "last_checkpoint_time", "first_loss", "last_loss", "checkpoint_interval", "time_lost", "restarts"}
+	"last_checkpoint_step", "last_checkpoint_time", "first_loss", "last_loss", "checkpoint_interval", "time_lost", "restarts",
+	"auto_restarts", "last_restart_cause"}

@@ -93,6 +93,12 @@ func setSpecFrom(ctx context.Context, m *model, ref cc.ClusterID, j recipes.Job)
 	diags.Append(d...)
 	m.Overrides = ov
 	m.ExportPath = str(j.ExportPath)
+	rp, d := types.ObjectValue(restartPolicyTypes, map[string]attr.Value{
+		"max_restarts": types.Int64Value(int64(j.Restart.MaxRestarts)),
+		"backoff":      types.StringValue(formatDuration(time.Duration(j.Restart.BackoffSeconds) * time.Second)),
+	})
+	diags.Append(d...)
+	m.RestartPolicy = rp
 	diags.Append(setResolved(ctx, m, ref, j)...)
 	return diags
 }
@@ -123,7 +129,9 @@ func setReport(m *model, j recipes.Job, r cc.JobReport) {
 	}
 	m.CheckpointInterval = types.StringValue(interval)
 	m.TimeLost = types.StringValue(formatDuration(time.Duration(p.LostSeconds * float64(time.Second))))
-	m.Restarts = types.Int64Value(int64(max(p.Restarts, r.Requeues)))
+	m.Restarts = types.Int64Value(int64(max(p.Restarts, r.Requeues+r.AutoRestarts)))
+	m.AutoRestarts = types.Int64Value(int64(r.AutoRestarts))
+	m.LastRestartCause = types.StringValue(r.LastRestartCause)
 }
 
 // setNoReport gives the computed attributes known empty values, for a job

@@ -2,14 +2,18 @@ package recipejob
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/float64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
@@ -136,6 +140,27 @@ func (r *jobResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp
 					},
 				},
 			},
+			"restart_policy": schema.SingleNestedAttribute{
+				Optional: true, Computed: true,
+				MarkdownDescription: "What the job does when its training step fails on its own — a rank killed by an OOM, a segfault or an NCCL abort ends the step (`srun --kill-on-bad-exit`): it restarts the step inside its allocation from the newest complete checkpoint, at most `max_restarts` times, as HyperPod's auto-resume does. A step that failed without progress since it started (no new checkpoint, no step logged) is not restarted: a bad script or bad data fails the same way every time. Stops by Slurm (time limit, requeue, cancel, node failure) are not failures of the step and are handled by Slurm's requeue. `auto_restarts` and `last_restart_cause` report what happened.",
+				Default: objectdefault.StaticValue(types.ObjectValueMust(restartPolicyTypes, map[string]attr.Value{
+					"max_restarts": types.Int64Value(defaultMaxRestarts), "backoff": types.StringValue(defaultRestartBackoff),
+				})),
+				Attributes: map[string]schema.Attribute{
+					"max_restarts": schema.Int64Attribute{
+						Optional: true, Computed: true,
+						Default:             int64default.StaticInt64(defaultMaxRestarts),
+						MarkdownDescription: fmt.Sprintf("Automatic restarts per Slurm job; then the job fails with the step's last exit code. `0` never restarts. Default %d.", defaultMaxRestarts),
+						Validators:          []validator.Int64{int64validator.Between(0, 100)},
+					},
+					"backoff": schema.StringAttribute{
+						Optional: true, Computed: true,
+						Default:             stringdefault.StaticString(defaultRestartBackoff),
+						MarkdownDescription: fmt.Sprintf("Wait before the first restart, doubled before each next one: a duration (`\"30s\"`, `\"2m\"`), at most `1h`. Default `%s`.", defaultRestartBackoff),
+						Validators:          []validator.String{backoffValidator{}},
+					},
+				},
+			},
 			"tensorboard_dir": schema.StringAttribute{
 				Optional: true, Computed: true,
 				MarkdownDescription: "Where training scalars go: TensorBoard event files, or `metrics.jsonl` (one JSON object per logged step) where TensorBoard is not installed. Defaults to `<run_dir>/tensorboard`.",
@@ -168,7 +193,9 @@ func (r *jobResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp
 			"last_loss":            schema.Float64Attribute{Computed: true, MarkdownDescription: "Training loss at the last logged step.", PlanModifiers: keepFloat},
 			"checkpoint_interval":  str("The checkpoint interval in use (a fixed interval, or the current Young/Daly interval for `auto`)."),
 			"time_lost":            str("Training time redone after restarts (the time since the last checkpoint when each earlier run stopped)."),
-			"restarts":             num("Times the job restarted (requeues, node failures)."),
+			"restarts":             num("Times the job restarted (requeues, node failures, automatic restarts)."),
+			"auto_restarts":        num("Automatic restarts of the training step after it failed (`restart_policy`)."),
+			"last_restart_cause":   str("Why the step last restarted automatically: its exit code, the step it had reached and when; empty when it never did."),
 			"timeouts":             timeouts.Attributes(ctx, timeouts.Opts{Create: true, Delete: true}),
 		},
 	}

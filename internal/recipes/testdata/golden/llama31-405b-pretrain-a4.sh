@@ -35,6 +35,7 @@ mounts="$CKPT_DIR:$CKPT_DIR,$RUN_DIR:$RUN_DIR,/home:/home"
 mounts="$mounts,/usr/local/gib:/usr/local/gib"
 echo "hypercompute: $SLURM_JOB_NAME ($SLURM_JOB_ID, restart ${SLURM_RESTART_COUNT:-0}) on $SLURM_JOB_NODELIST, master $MASTER_ADDR:$MASTER_PORT"
 # Checkpoint every 187 steps: auto: Young/Daly √(2 × C 60.0 s × M 36000 s) = 2078 s / expected step 11.08 s (6·N·tokens at 40% of peak fp8) = 187 steps.
+launch_step() {
 srun --kill-on-bad-exit=1 --nodes=16 --ntasks-per-node=8 \
   --container-image="$SQSH" --container-mounts="$mounts" --container-workdir=/opt/Megatron-Bridge \
   bash -c 'export RANK=$SLURM_PROCID WORLD_SIZE=$SLURM_NTASKS LOCAL_RANK=$SLURM_LOCALID; exec "$@"' launch \
@@ -63,22 +64,48 @@ srun --kill-on-bad-exit=1 --nodes=16 --ntasks-per-node=8 \
     train.exit_signal_handler=true \
     logger.tensorboard_dir='/lustre/tensorboard/run1' \
   &
-step_pid=$!
+}
+max_restarts=0
+delay=0
+restarts=0
 stop_signal=""
-trap 'stop_signal=USR1; kill -TERM "$step_pid" 2>/dev/null' USR1
-trap 'stop_signal=TERM; kill -TERM "$step_pid" 2>/dev/null' TERM
-rc=0
+step_pid=""
+trap 'stop_signal=USR1; [ -n "$step_pid" ] && kill -TERM "$step_pid" 2>/dev/null' USR1
+trap 'stop_signal=TERM; [ -n "$step_pid" ] && kill -TERM "$step_pid" 2>/dev/null' TERM
+progress_step() { sed -n 's/^ *"step": *\([0-9]*\).*/\1/p' "$RUN_DIR/progress.json" 2>/dev/null | head -n 1; }
 while :; do
-  wait "$step_pid"; rc=$?
-  # wait returns >128 when a trapped signal interrupted it: keep waiting
-  # while the step lives, then take its real status.
-  if [ "$rc" -gt 128 ] && kill -0 "$step_pid" 2>/dev/null; then continue; fi
-  break
+  touch "$RUN_DIR/.attempt-start"
+  step_before=$(progress_step)
+  launch_step
+  step_pid=$!
+  rc=0
+  while :; do
+    wait "$step_pid"; rc=$?
+    # wait returns >128 when a trapped signal interrupted it: keep waiting
+    # while the step lives, then take its real status.
+    if [ "$rc" -gt 128 ] && kill -0 "$step_pid" 2>/dev/null; then continue; fi
+    break
+  done
+  if [ "$rc" -gt 128 ]; then wait "$step_pid" 2>/dev/null; r=$?; [ "$r" -ne 127 ] && rc=$r; fi
+  if [ "$stop_signal" = USR1 ] && [ "$stop_signal" != TERM ]; then
+    echo "hypercompute: step stopped after a checkpoint (signal ${stop_signal:-to the tasks}); requeueing job $SLURM_JOB_ID"
+    scontrol requeue "$SLURM_JOB_ID"
+    exit 0
+  fi
+  if [ "$rc" -eq 0 ] || [ -n "$stop_signal" ]; then exit "$rc"; fi
+  step_after=$(progress_step)
+  if [ -z "$(find '/lustre/checkpoints/run1' -newer "$RUN_DIR/.attempt-start" -print -quit 2>/dev/null)" ] && [ "${step_after:-0}" -le "${step_before:-0}" ]; then
+    echo "hypercompute: training step failed (exit $rc) with no progress since it started: not restarting"
+    exit "$rc"
+  fi
+  if [ "$restarts" -ge "$max_restarts" ]; then
+    echo "hypercompute: training step failed (exit $rc); giving up after $restarts of $max_restarts automatic restarts"
+    exit "$rc"
+  fi
+  restarts=$((restarts + 1))
+  printf '{"time":"%s","job_id":"%s","attempt":%d,"exit_code":%d,"step":%d}\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$SLURM_JOB_ID" "$restarts" "$rc" "${step_after:-0}" >> "$RUN_DIR/restarts.jsonl"
+  echo "hypercompute: training step failed (exit $rc) after progress (step ${step_after:-?}); automatic restart $restarts of $max_restarts in ${delay}s"
+  sleep "$delay" & step_pid=$!; wait "$step_pid"; step_pid=""
+  [ -n "$stop_signal" ] && exit "$rc"
+  delay=$((delay * 2))
 done
-if [ "$rc" -gt 128 ]; then wait "$step_pid" 2>/dev/null; r=$?; [ "$r" -ne 127 ] && rc=$r; fi
-if [ "$stop_signal" = USR1 ] && [ "$stop_signal" != TERM ]; then
-  echo "hypercompute: step stopped after a checkpoint (signal ${stop_signal:-to the tasks}); requeueing job $SLURM_JOB_ID"
-  scontrol requeue "$SLURM_JOB_ID"
-  exit 0
-fi
-exit "$rc"
