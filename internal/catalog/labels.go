@@ -20,15 +20,16 @@ const (
 	MaxLabelValueLen = 63
 )
 
-// CreateMarkerLabel is the label key the provider keeps to itself: a Filestore or Managed Lustre
-// insert carries it until the create finished (tfutil's storage ownership), so neither a resource's
-// labels nor the provider's default_labels may set it.
+// CreateMarkerLabel is the label key the provider keeps to itself: the insert of a Filestore or
+// Managed Lustre instance, a bucket or a training cluster's VMs carries it until the create
+// finished (tfutil's label ownership), so neither a resource's labels nor the provider's
+// default_labels may set it.
 const CreateMarkerLabel = "hypercompute-create"
 
 // ReservedLabelKey is why labels a user sets (a resource's labels, the provider's default_labels)
 // may not carry CreateMarkerLabel.
-var ReservedLabelKey = fmt.Sprintf("label key %q is reserved: the provider sets it on a Filestore or Managed Lustre "+
-	"instance while its create has not finished, to tell its own half-made instance from someone else's; choose another key",
+var ReservedLabelKey = fmt.Sprintf("label key %q is reserved: the provider sets it on what it creates (a Filestore or "+
+	"Managed Lustre instance, a bucket, a cluster's VMs) while the create has not finished, to tell its own half-made object from someone else's; choose another key",
 	CreateMarkerLabel)
 
 // ValidateLabels checks a resource's labels against Google Cloud's rules

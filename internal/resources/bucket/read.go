@@ -61,7 +61,7 @@ func (r *bucketResource) flatten(ctx context.Context, b *storage.Bucket, m *mode
 		m.DeletionProtection = types.BoolValue(true)
 	}
 	m.URL, m.SelfLink = types.StringValue("gs://"+b.Name), types.StringValue(selfLink(b.Name))
-	labels, effective, d := tfutil.ReadLabels(ctx, r.Provider, b.Labels, m.Labels)
+	labels, effective, d := tfutil.ReadMarkedLabels(ctx, r.Provider, b.Labels, m.Labels)
 	diags.Append(d...)
 	m.Labels, m.EffectiveLabels = labels, effective
 	return diags

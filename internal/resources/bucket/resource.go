@@ -56,9 +56,22 @@ func (r *bucketResource) Create(ctx context.Context, req resource.CreateRequest,
 		resp.Diagnostics.AddError("Unable to create "+what+" "+name, err.Error())
 		return
 	}
-	b, err := svc.Buckets.Insert(project, want.bucket).Context(ctx).Do()
+	// The insert carries the creation marker (tfutil/label_ownership.go): until it is removed
+	// below, a retry of this create may adopt the bucket, and no other create may.
+	in := *want.bucket
+	in.Labels = tfutil.WithCreateMarker(want.bucket.Labels)
+	b, err := svc.Buckets.Insert(project, &in).Context(ctx).Do()
 	if err != nil {
 		b, err = r.adopt(ctx, err, want)
+	}
+	if err == nil && tfutil.HasCreateMarker(b.Labels) {
+		// The bucket exists and was read back: the create is done, and it is no longer a half-made
+		// create that a retry may adopt. want has no marker, so the patch removes it.
+		if b, _, err = r.patch(ctx, b, want); err != nil {
+			// Nothing is recorded: a recorded failed create is tainted, and replacing a bucket would
+			// delete its data. The marker is still there, so the next apply adopts the bucket.
+			err = fmt.Errorf("the bucket was created; removing its %s label failed (apply again to finish): %w", tfutil.CreateMarkerLabel, err)
+		}
 	}
 	if err != nil {
 		resp.Diagnostics.AddError("Unable to create "+what+" "+name, err.Error())
@@ -69,8 +82,9 @@ func (r *bucketResource) Create(ctx context.Context, req resource.CreateRequest,
 }
 
 // adopt finishes an insert that answered 409. Bucket names are global: the bucket is this apply's own only
-// when it is in the project (an earlier try whose answer was lost, or an earlier apply's) and matches the plan;
-// otherwise the name is someone else's and the error says so.
+// when it is in the project and still carries the creation marker — an earlier try whose answer was lost,
+// or an earlier apply that stopped before its create finished — and matches the plan. A bucket of the
+// project without the marker is refused untouched: it may be another Terraform state's.
 func (r *bucketResource) adopt(ctx context.Context, insertErr error, want *desired) (*storage.Bucket, error) {
 	err := gcp.Classify(insertErr)
 	if !gcp.IsConflict(err) {
@@ -84,9 +98,12 @@ func (r *bucketResource) adopt(ctx context.Context, insertErr error, want *desir
 	if mine, perr := r.projectOwns(ctx, got, project); perr != nil || !mine {
 		return nil, fmt.Errorf("the bucket name %s is taken by another project; choose another: bucket names are unique across all of Cloud Storage", name)
 	}
+	if !tfutil.HasCreateMarker(got.Labels) {
+		return nil, tfutil.NotOurs(what, name, "hypercompute_bucket", project+"/"+name)
+	}
 	if attr := want.mismatch(got); attr != "" {
 		return nil, fmt.Errorf("%s %s already exists in project %s and differs from this configuration in %s; "+
-			"import it (terraform import <address> %s) or choose another name", what, name, project, attr, name)
+			"import it (terraform import <address> %s/%s) or choose another name", what, name, project, attr, project, name)
 	}
 	return got, nil
 }
@@ -121,29 +138,42 @@ func (r *bucketResource) Update(ctx context.Context, req resource.UpdateRequest,
 		resp.Diagnostics.AddError("Unable to read "+what+" "+name, err.Error())
 		return
 	}
-	b := cur
-	if patch, fields := want.patch(cur); len(fields) > 0 {
-		svc, err := r.Provider.Clients.Storage(ctx)
-		if err == nil {
-			// The metageneration precondition makes a concurrent change fail instead of being overwritten.
-			b, err = svc.Buckets.Patch(name, patch).IfMetagenerationMatch(cur.Metageneration).Context(ctx).Do()
-		}
-		if err != nil && gcp.IsPreconditionFailed(gcp.Classify(err)) {
-			// A resent patch whose first answer was lost finds the metageneration moved on: the change is
-			// done when the bucket now is what the plan asks for.
-			if now, ferr := r.find(ctx, name); ferr == nil {
-				if _, left := want.patch(now); len(left) == 0 {
-					b, err = now, nil
-				}
-			}
-		}
-		if err != nil {
-			resp.Diagnostics.AddError("Unable to update "+what+" "+name, fmt.Sprintf("updating %s: %v", strings.Join(fields, ", "), gcp.Classify(err)))
-			return
-		}
+	b, fields, err := r.patch(ctx, cur, want)
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to update "+what+" "+name, fmt.Sprintf("updating %s: %v", strings.Join(fields, ", "), gcp.Classify(err)))
+		return
 	}
 	resp.Diagnostics.Append(r.flatten(ctx, b, &plan)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// patch changes in place what differs between cur and want (a finished create's marker among it, as
+// want never carries one) and returns the bucket after and the attributes it changed.
+func (r *bucketResource) patch(ctx context.Context, cur *storage.Bucket, want *desired) (*storage.Bucket, []string, error) {
+	p, fields := want.patch(cur)
+	if len(fields) == 0 {
+		return cur, nil, nil
+	}
+	name := cur.Name
+	svc, err := r.Provider.Clients.Storage(ctx)
+	if err != nil {
+		return nil, fields, err
+	}
+	// The metageneration precondition makes a concurrent change fail instead of being overwritten.
+	b, err := svc.Buckets.Patch(name, p).IfMetagenerationMatch(cur.Metageneration).Context(ctx).Do()
+	if err != nil && gcp.IsPreconditionFailed(gcp.Classify(err)) {
+		// A resent patch whose first answer was lost finds the metageneration moved on: the change is
+		// done when the bucket now is what the plan asks for.
+		if now, ferr := r.find(ctx, name); ferr == nil {
+			if _, left := want.patch(now); len(left) == 0 {
+				return now, fields, nil
+			}
+		}
+	}
+	if err != nil {
+		return nil, fields, gcp.Classify(err)
+	}
+	return b, fields, nil
 }
 
 func (r *bucketResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

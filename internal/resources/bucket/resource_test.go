@@ -101,9 +101,11 @@ func TestAccBucket_datasetsUpdateInPlace(t *testing.T) {
 `+unprotected)),
 				ConfigPlanChecks: update,
 				Check: resource.ComposeAggregateTestCheckFunc(
+					// Metageneration 3: the insert, the create's removal of its creation marker, and
+					// this update's single patch.
 					checkBucket(svc, "hc-data", func(b *storage.Bucket) error {
 						if len(b.Labels) != 2 || b.Labels["owner"] != "alice" || b.Labels["team"] != "ml" ||
-							b.SoftDeletePolicy.RetentionDurationSeconds != 1209600 || b.Autoclass.TerminalStorageClass != "ARCHIVE" || b.Metageneration != 2 {
+							b.SoftDeletePolicy.RetentionDurationSeconds != 1209600 || b.Autoclass.TerminalStorageClass != "ARCHIVE" || b.Metageneration != 3 {
 							return fmt.Errorf("after the update: labels %v, soft delete %d, terminal %s, metageneration %d",
 								b.Labels, b.SoftDeletePolicy.RetentionDurationSeconds, b.Autoclass.TerminalStorageClass, b.Metageneration)
 						}

@@ -12,8 +12,8 @@ import (
 const fullName = "projects/" + acctest.Project + "/locations/" + acctest.Zone + "/instances/hc-home"
 
 // ownership is the instance under the ownership tests Filestore shares with Managed Lustre.
-func ownership(t *testing.T, env *acctest.Env) acctest.StorageOwnership {
-	return acctest.StorageOwnership{
+func ownership(t *testing.T, env *acctest.Env) acctest.Ownership {
+	return acctest.Ownership{
 		Factories: factories, Addr: addr, Kind: acctest.KindFilestore, Name: fullName,
 		Network:  networkConfig("hc-fso"),
 		Instance: instanceConfig("hc-home", "BASIC_SSD", 2560, unprotected+"  labels = { team = \"ml\" }\n"),

@@ -61,7 +61,7 @@ func (r *filestoreResource) flatten(ctx context.Context, inst *filestorepb.Insta
 	m.Description = tfutil.KeepNull(m.Description, inst.GetDescription())
 	m.DeletionProtection = types.BoolValue(inst.GetDeletionProtectionEnabled())
 	m.DeletionProtectionReason = tfutil.KeepNull(m.DeletionProtectionReason, inst.GetDeletionProtectionReason())
-	m.Labels, m.EffectiveLabels, d = tfutil.ReadStorageLabels(ctx, r.Provider, inst.GetLabels(), m.Labels)
+	m.Labels, m.EffectiveLabels, d = tfutil.ReadMarkedLabels(ctx, r.Provider, inst.GetLabels(), m.Labels)
 	diags.Append(d...)
 	return diags
 }

@@ -67,7 +67,7 @@ func (r *filestoreResource) Delete(ctx context.Context, req resource.DeleteReque
 // create starts the create and waits for it. The REST client sends no request ID, so when the
 // transport resends a create whose first answer was lost the API says ALREADY_EXISTS: the instance
 // is then this request's own, and is adopted when it is exactly what the plan asks for. The insert
-// carries the creation marker (see tfutil/storage_ownership.go), so that only this resource's own
+// carries the creation marker (see tfutil/label_ownership.go), so that only this resource's own
 // unfinished create is adopted.
 func (r *filestoreResource) create(ctx context.Context, d *desired) (*filestorepb.Instance, error) {
 	c := r.Provider.Clients

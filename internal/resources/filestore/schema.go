@@ -107,7 +107,7 @@ func (r *filestoreResource) Schema(ctx context.Context, _ resource.SchemaRequest
 				},
 			},
 			"description":      tfutil.InstanceDescriptionAttribute(),
-			"labels":           tfutil.StorageLabelsAttribute("instance"),
+			"labels":           tfutil.LabelsAttribute("instance"),
 			"effective_labels": tfutil.EffectiveLabelsAttribute("instance"),
 			"deletion_protection": tfutil.DeletionProtectionAttribute("Filestore's own deletion protection (`deletionProtectionEnabled`). Default `true`: a destroy, " +
 				"or anything that would delete the instance, is refused at plan time. Set it to `false` and apply before destroying."),

@@ -11,8 +11,8 @@ import (
 const fullName = "projects/" + acctest.Project + "/locations/" + acctest.Zone + "/instances/hc-data"
 
 // ownership is the instance under the ownership tests Managed Lustre shares with Filestore.
-func ownership(t *testing.T, env *acctest.Env) acctest.StorageOwnership {
-	return acctest.StorageOwnership{
+func ownership(t *testing.T, env *acctest.Env) acctest.Ownership {
+	return acctest.Ownership{
 		Factories: factories, Addr: addr, Kind: acctest.KindLustre, Name: fullName,
 		Network:  networkConfig("hc-luo", ""),
 		Instance: instanceConfig("hc-data", "lustrefs", unprotected+"  labels = { team = \"ml\" }\n"),

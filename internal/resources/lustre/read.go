@@ -36,7 +36,7 @@ func (r *lustreResource) flatten(ctx context.Context, inst *wire.Instance, m *mo
 		m.DeletionProtection = types.BoolValue(true)
 	}
 	var d diag.Diagnostics
-	m.Labels, m.EffectiveLabels, d = tfutil.ReadStorageLabels(ctx, r.Provider, inst.Labels, m.Labels)
+	m.Labels, m.EffectiveLabels, d = tfutil.ReadMarkedLabels(ctx, r.Provider, inst.Labels, m.Labels)
 	diags.Append(d...)
 	return diags
 }

@@ -65,7 +65,7 @@ func (r *lustreResource) Delete(ctx context.Context, req resource.DeleteRequest,
 // create starts the create and waits for it. The client sends a request ID, so a resent create
 // answers the first one's operation; ALREADY_EXISTS still comes back when an earlier apply's create
 // succeeded after its answer was lost, and the instance is then adopted when it is exactly what the
-// plan asks for. The insert carries the creation marker (see tfutil/storage_ownership.go), so that
+// plan asks for. The insert carries the creation marker (see tfutil/label_ownership.go), so that
 // only this resource's own unfinished create is adopted.
 func (r *lustreResource) create(ctx context.Context, d *desired) (*wire.Instance, error) {
 	in := *d.inst

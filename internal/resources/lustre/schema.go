@@ -67,7 +67,7 @@ func (r *lustreResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 				Validators: []validator.String{tfutil.NetworkValidator()},
 			},
 			"description":      tfutil.InstanceDescriptionAttribute(),
-			"labels":           tfutil.StorageLabelsAttribute("instance"),
+			"labels":           tfutil.LabelsAttribute("instance"),
 			"effective_labels": tfutil.EffectiveLabelsAttribute("instance"),
 			"deletion_protection": tfutil.DeletionProtectionAttribute("Refuse to destroy the instance (enforced by the provider: the API has no such setting). " +
 				"Default `true`. Set it to `false` and apply before destroying. An imported instance starts protected."),

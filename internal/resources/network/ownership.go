@@ -59,9 +59,10 @@ type notOursError struct{ project, name, why string }
 
 func (e *notOursError) Error() string {
 	return fmt.Sprintf("network %s already exists in project %s and %s. A create only finishes its own "+
-		"half-made network and never takes over one that another Terraform state or tool made. To manage it "+
-		"from this configuration, import it with terraform import hypercompute_network.<name> "+
-		"projects/%s/global/networks/%s (or an import block); otherwise choose another name.",
+		"half-made network and never adopts, changes or deletes what it did not make: it may be another "+
+		"Terraform state's, or an interrupted apply of this one that stopped after its create finished. "+
+		"If it is yours: terraform import hypercompute_network.<name> projects/%s/global/networks/%s "+
+		"(or an import block); otherwise choose another name.",
 		e.name, e.project, e.why, e.project, e.name)
 }
 

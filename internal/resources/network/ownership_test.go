@@ -40,7 +40,8 @@ func TestAccNetwork_otherStatesNetwork(t *testing.T) {
 						Steps: []resource.TestStep{{
 							Config: second,
 							ExpectError: acctest.ErrorMatching(`(?s)network hc-owned already exists in project hc-acc-test.*` +
-								`import it with terraform import hypercompute_network\.<name> projects/hc-acc-test/global/networks/hc-owned`),
+								`it may be another Terraform state's, or an interrupted apply of this one.*` +
+								`If it is yours: terraform import hypercompute_network\.<name> projects/hc-acc-test/global/networks/hc-owned`),
 						}},
 					})
 					if n := env.Calls().Mutating - before; n != 0 {
@@ -80,7 +81,7 @@ func TestAccNetwork_foreignNetwork(t *testing.T) {
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config:      env.Config(basicConfig("hc-foreign", "10.9.0.0/20", "")),
-			ExpectError: acctest.ErrorMatching(`(?s)network hc-foreign already exists in project hc-acc-test and was not created by hypercompute_network.*import it with terraform import`),
+			ExpectError: acctest.ErrorMatching(`(?s)network hc-foreign already exists in project hc-acc-test and was not created by hypercompute_network.*If it is yours: terraform import`),
 		}},
 	})
 	if n := env.Calls().Mutating; n != 1 {

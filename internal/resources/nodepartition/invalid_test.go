@@ -65,6 +65,8 @@ func TestAccNodePartition_invalidInput(t *testing.T) {
   }`), `provisioning\.reservation: "projects/other/zones/x/reservations/r" is not a reservation`},
 		{"reserved label", cfg("cpu", "n2-standard-4", 1, 0, `  labels = { hypercompute-partition = "x" }`),
 			`labels: the label "hypercompute-partition" is set by the provider`},
+		{"the provider's creation marker", cfg("cpu", "n2-standard-4", 1, 0, `  labels = { hypercompute-create = "pending" }`),
+			`labels: label key "hypercompute-create" is reserved`},
 		{"unknown partition setting", cfg("cpu", "n2-standard-4", 1, 0, `  slurm = { extra = { Nodes = "x" } }`), `slurm\.extra: `},
 		{"bad max_time", cfg("cpu", "n2-standard-4", 1, 0, `  slurm = { max_time = "forever" }`), `slurm\.max_time: "forever" is not a Slurm time`},
 		{"resume_retry_after above a day", cfg("cpu", "n2-standard-4", 0, 2, `  slurm = { resume_retry_after = 90000 }`), `slurm\.resume_retry_after value must be between 0 and 86400`},

@@ -61,9 +61,12 @@ func (a *applier) apply(ctx context.Context, recreateLogins bool) (applyResult, 
 		err = fmt.Errorf("reading VM %s: %w", ctlName, err)
 	case !a.owned(ctl):
 		err = a.notOurs(ctl)
+	case a.creating && a.adoptable(ctl) != nil:
+		// Another state's cluster (ownership.go): refused before the first change to anything.
+		err = a.adoptable(ctl)
 	default:
 		previous = metadataMap(ctl.GetMetadata())[clusterconfig.ClusterKey]
-		_, err = a.update(ctx, ctl, ctlItems, a.d.vmLabels(clusterconfig.RoleController))
+		_, err = a.update(ctx, ctl, ctlItems, a.labels(clusterconfig.RoleController))
 	}
 	if err != nil {
 		return res, err
@@ -104,7 +107,7 @@ func (a *applier) applyLogins(ctx context.Context, items map[string]string, recr
 	if err != nil {
 		return nil, err
 	}
-	labels := a.d.vmLabels(clusterconfig.RoleLogin)
+	labels := a.labels(clusterconfig.RoleLogin)
 	var (
 		want []int
 		gone []string

@@ -53,6 +53,8 @@ func TestAccTrainingCluster_invalidInput(t *testing.T) {
 			`subnet: .* is in region us-east1, but zone us-central1-a is in region us-central1`},
 		{"reserved label", `  name = "hc"` + "\n" + home + agent + "  labels = { hypercompute-role = \"x\" }\n",
 			`labels: "hypercompute-role" is set by the provider`},
+		{"the provider's creation marker", `  name = "hc"` + "\n" + home + agent + "  labels = { hypercompute-create = \"pending\" }\n",
+			`labels: label key "hypercompute-create" is reserved`},
 		{"no agent on a development build", `  name = "hc"` + "\n" + home, `agent: this is a development build of the provider`},
 		{"bad agent digest", `  name = "hc"` + "\n" + home + "  agent = { url = \"file:///opt/agent\", sha256 = \"abc\" }\n",
 			`agent sha256 "abc" is invalid`},

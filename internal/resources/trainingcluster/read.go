@@ -144,7 +144,10 @@ func flatten(ctx context.Context, p *providerdata.Data, m *model, o observed) di
 	if m.DeletionProtection.IsNull() || m.DeletionProtection.IsUnknown() {
 		m.DeletionProtection = types.BoolValue(true)
 	}
-	own := maps.Clone(ctl.GetLabels())
+	// labels shows neither the product's own labels nor the creation marker of a create that has
+	// not finished; effective_labels holds them all, so an imported unfinished cluster plans the
+	// update that removes the marker.
+	own := maps.Clone(tfutil.WithoutCreateMarker(ctl.GetLabels()))
 	delete(own, labelCluster)
 	delete(own, labelRole)
 	labels, _, d := tfutil.ReadLabels(ctx, p, own, m.Labels)

@@ -53,7 +53,21 @@ func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest
 		return
 	}
 	a := r.applier(s)
+	a.creating = true
 	res, err := a.apply(ctx, false)
+	if tfutil.IsNotOurs(err) {
+		// Another state's cluster, refused before anything was changed: nothing of it is recorded,
+		// so this state's destroy never touches it.
+		resp.Diagnostics.AddError(fmt.Sprintf("Unable to create %s %s", what, s.name), err.Error())
+		return
+	}
+	if err == nil {
+		// The controller reported the configuration applied: the create is done, and the VMs are
+		// no longer a half-made create that a retry may adopt.
+		if err = a.unmark(ctx); err != nil {
+			err = fmt.Errorf("the cluster was created; removing its %s label failed: %w", tfutil.CreateMarkerLabel, err)
+		}
+	}
 	if err != nil {
 		resp.Diagnostics.AddError(fmt.Sprintf("Unable to create %s %s", what, s.name), err.Error())
 	}

@@ -24,6 +24,9 @@ import (
 type applier struct {
 	c *gcp.Clients
 	d *desired
+	// creating: this apply is a create, which may only finish its own unfinished create
+	// (ownership.go).
+	creating bool
 }
 
 func (a *applier) wait(ctx context.Context, op *compute.Operation, err error) error {
@@ -55,7 +58,7 @@ func (a *applier) instance(name string, role clusterconfig.Role, shape clusterco
 		}},
 		NetworkInterfaces: []*computepb.NetworkInterface{nic},
 		Metadata:          &computepb.Metadata{Items: tfutil.MetadataItems(items)},
-		Labels:            s.vmLabels(role),
+		Labels:            a.labels(role),
 		ServiceAccounts:   []*computepb.ServiceAccount{{Email: proto.String(s.serviceAccount), Scopes: slices.Clone(s.scopes)}},
 		Scheduling: &computepb.Scheduling{
 			OnHostMaintenance: proto.String("MIGRATE"), AutomaticRestart: proto.Bool(true),
@@ -89,7 +92,8 @@ func (a *applier) notOurs(inst *computepb.Instance) error {
 
 // create inserts a VM with a requestId, so a transport retry never creates it twice. A VM that
 // already exists and carries this cluster's label was made by an earlier, interrupted apply: it is
-// adopted and brought to the desired payload.
+// adopted and brought to the desired payload — in a create, the controller only while it carries
+// the creation marker (ownership.go).
 func (a *applier) create(ctx context.Context, inst *computepb.Instance) (*computepb.Instance, error) {
 	op, err := a.c.Instances.Insert(ctx, &computepb.InsertInstanceRequest{
 		Project: a.d.project, Zone: a.d.zone, InstanceResource: inst, RequestId: gcp.NewRequestIDPtr(),
@@ -104,6 +108,13 @@ func (a *applier) create(ctx context.Context, inst *computepb.Instance) (*comput
 	}
 	if !a.owned(got) {
 		return nil, a.notOurs(got)
+	}
+	if err != nil && a.creating && got.GetName() == a.d.controllerName() {
+		// Absent when apply looked, and made by someone else since: another state's create
+		// racing this one, or an unfinished create of its own that this create may finish.
+		if aerr := a.adoptable(got); aerr != nil {
+			return nil, aerr
+		}
 	}
 	if err != nil { // adopted: make sure it carries this apply's payload
 		return a.update(ctx, got, metadataMap(inst.GetMetadata()), inst.GetLabels())

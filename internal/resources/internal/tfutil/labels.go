@@ -20,12 +20,13 @@ import (
 
 // LabelsAttribute is the `labels` attribute of a resource that calls itself what ("instance"). Its
 // keys and values are checked against Google Cloud's label rules at plan time, so a bad label never
-// costs an API call.
+// costs an API call; the creation marker's key is the provider's own (label_ownership.go).
 func LabelsAttribute(what string) schema.MapAttribute {
 	return schema.MapAttribute{
 		Optional: true, ElementType: types.StringType,
-		MarkdownDescription: "Labels of the " + what + ". The provider's `default_labels` are added; a label set here wins.",
-		Validators:          []validator.Map{LabelsValidator()},
+		MarkdownDescription: "Labels of the " + what + ". The provider's `default_labels` are added; a label set here wins. " +
+			"The label `" + CreateMarkerLabel + "` is the provider's own (it marks a create that has not finished) and cannot be set.",
+		Validators: []validator.Map{LabelsValidator(), reservedKeyValidator{}},
 	}
 }
 

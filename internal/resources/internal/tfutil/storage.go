@@ -26,7 +26,7 @@ type Storage[T any] struct {
 	Ready func(T) (bool, error)
 	// Deleting says whether an instance is being deleted (by an earlier delete).
 	Deleting func(T) bool
-	// Labels reads an instance's labels, for the creation marker (see storage_ownership.go).
+	// Labels reads an instance's labels, for the creation marker (see label_ownership.go).
 	Labels func(T) map[string]string
 }
 
@@ -38,7 +38,7 @@ func (s Storage[T]) finder(name string) func(context.Context) (T, error) {
 // operation. ALREADY_EXISTS means an earlier try of this create succeeded after its answer was
 // lost, or an earlier apply's create stopped before it finished: the instance is adopted when it
 // still carries the creation marker and mismatch finds no difference from the plan, and waited
-// for. An instance without the marker is someone else's: a *notOursError (IsNotOurs).
+// for. An instance without the marker is someone else's: refused with NotOurs.
 func (s Storage[T]) Create(ctx context.Context, name string, createErr error, wait func() (T, error), mismatch func(T) string) (T, error) {
 	if createErr == nil {
 		return wait()
@@ -46,7 +46,7 @@ func (s Storage[T]) Create(ctx context.Context, name string, createErr error, wa
 	if gcp.IsAlreadyExists(gcp.Classify(createErr)) {
 		if got, err := s.Find(ctx, name); err == nil && !HasCreateMarker(s.Labels(got)) {
 			var zero T
-			return zero, &notOursError{what: s.What, resourceType: s.Type, name: name}
+			return zero, NotOurs(s.What, name, s.Type, name)
 		}
 	}
 	return AdoptExisting(ctx, createErr, s.What, name, s.finder(name), mismatch, func(ctx context.Context) (T, error) {

@@ -1,7 +1,10 @@
 package tfutil
 
 import (
+	"errors"
+	"fmt"
 	"maps"
+	"strings"
 	"testing"
 )
 
@@ -22,5 +25,22 @@ func TestCreateMarker(t *testing.T) {
 	}
 	if HasCreateMarker(map[string]string{CreateMarkerLabel: "done"}) {
 		t.Error("a marker with another value counts")
+	}
+}
+
+func TestNotOurs(t *testing.T) {
+	err := NotOurs("Cloud Storage bucket", "ckpt", "hypercompute_bucket", "my-project/ckpt")
+	if !IsNotOurs(err) || !IsNotOurs(fmt.Errorf("creating: %w", err)) || IsNotOurs(errors.New("other")) {
+		t.Fatalf("IsNotOurs does not tell the refusal apart: %v", err)
+	}
+	msg := err.Error()
+	for _, want := range []string{
+		"Cloud Storage bucket ckpt already exists",
+		"it may be another Terraform state's, or an interrupted apply of this one",
+		"If it is yours: terraform import hypercompute_bucket.<name> my-project/ckpt",
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the refusal lacks %q:\n%s", want, msg)
+		}
 	}
 }
