@@ -27,6 +27,11 @@ func TestAccHealthPolicy_invalidInput(t *testing.T) {
 		{"percent above 100", cfg(`  limits = { max_unavailable_percent = 150 }
   checks = [{ name = "ecc" }]`), `limits\.max_unavailable_percent 150 must be 0 to 100`},
 		{"no checks", cfg(`  checks = []`), `checks`},
+		// 0 is how the policy's JSON says "left out": the agent would run the default instead.
+		{"interval of 0", cfg(`  interval_seconds = 0
+  checks = [{ name = "ecc" }]`), `interval_seconds 0 is out of range: periodic checks run every 1 second or more; leave it out for the default \(60\)`},
+		{"no concurrent repairs", cfg(`  limits = { max_concurrent_repairs = 0 }
+  checks = [{ name = "ecc" }]`), `limits\.max_concurrent_repairs 0 would never let a repair start: use 1 or more, or leave it out for the default \(1\)`},
 		{"negative spares", cfg(`  spare_node_count = -1
   checks = [{ name = "ecc" }]`), `spare_node_count -1 is out of range; use 0 to 1000`},
 		{"straggler factor not above 1", cfg(`  checks = [{ name = "straggler", straggler_factor = 0.9 }]`), `checks\[0\]\.straggler_factor 0\.9 must be above 1`},

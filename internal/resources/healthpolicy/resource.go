@@ -44,6 +44,10 @@ func NewResource() resource.Resource {
 func (r *policyResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m model
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	refuseZeros(&m, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() || !m.known() {
 		return
 	}
