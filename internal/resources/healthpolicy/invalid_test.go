@@ -3,8 +3,6 @@ package healthpolicy_test
 import (
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/acctest"
 )
 
@@ -49,19 +47,19 @@ resource "hypercompute_health_policy" "test" {
 	env.RequireNoCalls(t, "invalid configurations")
 }
 
-// A partition the cluster does not have is refused with the attribute, and nothing is written.
+// A partition the cluster does not have, and that no hypercompute_node_partition plans in the
+// same operation, is refused at plan, naming the list element and the partitions the cluster has:
+// the plan reads the controller, and changes nothing.
 func TestAccHealthPolicy_unknownPartition(t *testing.T) {
 	env := acctest.New(t)
 	cluster := apiCluster(t, env, "hpu")
-	startFakeController(t, env, "hpu")
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: factories,
-		Steps: []resource.TestStep{{
-			Config:      env.Config(policyConfig(cluster, `  partitions = ["h200"]`+"\n"+`  checks = [{ name = "ecc" }]`)),
-			ExpectError: acctest.ErrorMatching(`partitions: cluster hpu has no partition "h200"`),
-		}},
-	})
-	if _, ok := controllerPolicy(env, "hpu", "default"); ok {
-		t.Error("a policy for an unknown partition was written")
-	}
+	env.ResetCalls()
+	acctest.PlanFails(t, factories, "not on the cluster",
+		env.Config(policyConfig(cluster, `  partitions = ["a3", "h200"]`+"\n"+`  checks = [{ name = "ecc" }]`)),
+		`partitions\[1\]: cluster hpu has no partition "h200" \(its partitions: a3, cpu\), and no hypercompute_node_partition of that name is planned in this operation`)
+	// A partition planned in the same operation counts for its own name only.
+	acctest.PlanFails(t, factories, "another partition planned", env.Config(extraPartition(cluster)+
+		policyConfig(cluster, `  partitions = [hypercompute_node_partition.extra.name, "extr"]`+"\n"+`  checks = [{ name = "ecc" }]`)),
+		`partitions\[1\]: cluster hpu has no partition "extr" \(its partitions: a3, cpu\)`)
+	env.RequireNoMutations(t, "plans of a policy for an unknown partition")
 }

@@ -50,7 +50,7 @@ func (r *policyResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			"partitions": schema.ListAttribute{
 				Optional:            true,
 				ElementType:         types.StringType,
-				MarkdownDescription: "Partitions the policy covers; every partition of the cluster when left out.",
+				MarkdownDescription: "Partitions the policy covers; every partition of the cluster when left out. A name the cluster does not have is refused at plan, unless a `hypercompute_node_partition` of that name is planned in the same operation (reference its `name`, so it is created first).",
 				Validators:          []validator.List{listvalidator.ValueStringsAre(tfutil.StringCheck{Desc: "a Slurm partition name", Check: catalog.ValidateSlurmPartitionName})},
 			},
 			"interval_seconds": optInt("How often periodic checks run (Slurm's `HealthCheckInterval`), in seconds, at least 1. Default 60 (leave it out; 0 is refused, since it would mean the default)."),
