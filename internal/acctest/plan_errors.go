@@ -27,3 +27,13 @@ func (e *Env) RequireNoCalls(t *testing.T, what string) {
 		t.Fatalf("%s made %d API calls; want 0: %v", what, n, e.Calls().Methods)
 	}
 }
+
+// RequireNoMutations fails the test when the emulator has served a mutating call since the test
+// began (or its last ResetCalls): a plan-time check may read what it checks against (a cluster's
+// partitions), but what refused bad input must have changed nothing.
+func (e *Env) RequireNoMutations(t *testing.T, what string) {
+	t.Helper()
+	if c := e.Calls(); c.Mutating != 0 {
+		t.Fatalf("%s made %d mutating API calls; want 0: %v", what, c.Mutating, c.Methods)
+	}
+}

@@ -23,6 +23,8 @@ type Data struct {
 	Emulated bool
 	// Quota sums the quota needs of the resources planned in this operation (quota_plan.go).
 	Quota PlannedQuota
+	// Partitions are the partitions planned in this operation, per cluster (partition_plan.go).
+	Partitions PlannedPartitions
 }
 
 // MergeLabels returns the provider's default labels overlaid with a resource's own labels

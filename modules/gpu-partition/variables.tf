@@ -35,13 +35,19 @@ variable "zone" {
 }
 
 variable "static_node_count" {
-  description = "Nodes that always exist, created by Terraform and never powered down."
+  description = "Nodes that always exist, created by Terraform and never powered down. Must be 0 with provisioning_model flex_start, whose VMs Compute deletes after max_run_duration."
   type        = number
   default     = 0
 
   validation {
     condition     = var.static_node_count >= 0 && floor(var.static_node_count) == var.static_node_count
     error_message = "The static node count must be a whole number, zero or more."
+  }
+
+  # Compute deletes a flex-start VM once it has run max_run_duration (7 days at most).
+  validation {
+    condition     = !(var.provisioning_model == "flex_start" && var.static_node_count > 0)
+    error_message = "Flex-start nodes cannot be static: Compute deletes a flex-start VM after its max_run_duration (7 days at most), so set static_node_count to 0 and max_dynamic_node_count to the most nodes Slurm may obtain for jobs, or use provisioning_model standard or reservation for nodes that always run."
   }
 }
 

@@ -3,8 +3,6 @@ package healthpolicy_test
 import (
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/acctest"
 )
 
@@ -27,6 +25,11 @@ func TestAccHealthPolicy_invalidInput(t *testing.T) {
 		{"percent above 100", cfg(`  limits = { max_unavailable_percent = 150 }
   checks = [{ name = "ecc" }]`), `limits\.max_unavailable_percent 150 must be 0 to 100`},
 		{"no checks", cfg(`  checks = []`), `checks`},
+		// 0 is how the policy's JSON says "left out": the agent would run the default instead.
+		{"interval of 0", cfg(`  interval_seconds = 0
+  checks = [{ name = "ecc" }]`), `interval_seconds 0 is out of range: periodic checks run every 1 second or more; leave it out for the default \(60\)`},
+		{"no concurrent repairs", cfg(`  limits = { max_concurrent_repairs = 0 }
+  checks = [{ name = "ecc" }]`), `limits\.max_concurrent_repairs 0 would never let a repair start: use 1 or more, or leave it out for the default \(1\)`},
 		{"negative spares", cfg(`  spare_node_count = -1
   checks = [{ name = "ecc" }]`), `spare_node_count -1 is out of range; use 0 to 1000`},
 		{"straggler factor not above 1", cfg(`  checks = [{ name = "straggler", straggler_factor = 0.9 }]`), `checks\[0\]\.straggler_factor 0\.9 must be above 1`},
@@ -44,19 +47,19 @@ resource "hypercompute_health_policy" "test" {
 	env.RequireNoCalls(t, "invalid configurations")
 }
 
-// A partition the cluster does not have is refused with the attribute, and nothing is written.
+// A partition the cluster does not have, and that no hypercompute_node_partition plans in the
+// same operation, is refused at plan, naming the list element and the partitions the cluster has:
+// the plan reads the controller, and changes nothing.
 func TestAccHealthPolicy_unknownPartition(t *testing.T) {
 	env := acctest.New(t)
 	cluster := apiCluster(t, env, "hpu")
-	startFakeController(t, env, "hpu")
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: factories,
-		Steps: []resource.TestStep{{
-			Config:      env.Config(policyConfig(cluster, `  partitions = ["h200"]`+"\n"+`  checks = [{ name = "ecc" }]`)),
-			ExpectError: acctest.ErrorMatching(`partitions: cluster hpu has no partition "h200"`),
-		}},
-	})
-	if _, ok := controllerPolicy(env, "hpu", "default"); ok {
-		t.Error("a policy for an unknown partition was written")
-	}
+	env.ResetCalls()
+	acctest.PlanFails(t, factories, "not on the cluster",
+		env.Config(policyConfig(cluster, `  partitions = ["a3", "h200"]`+"\n"+`  checks = [{ name = "ecc" }]`)),
+		`partitions\[1\]: cluster hpu has no partition "h200" \(its partitions: a3, cpu\), and no hypercompute_node_partition of that name is planned in this operation`)
+	// A partition planned in the same operation counts for its own name only.
+	acctest.PlanFails(t, factories, "another partition planned", env.Config(extraPartition(cluster)+
+		policyConfig(cluster, `  partitions = [hypercompute_node_partition.extra.name, "extr"]`+"\n"+`  checks = [{ name = "ecc" }]`)),
+		`partitions\[1\]: cluster hpu has no partition "extr" \(its partitions: a3, cpu\)`)
+	env.RequireNoMutations(t, "plans of a policy for an unknown partition")
 }

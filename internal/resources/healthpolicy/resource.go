@@ -30,7 +30,7 @@ type policyResource struct {
 }
 
 var (
-	_ tfutil.Resource                     = (*policyResource)(nil)
+	_ tfutil.PlannedResource              = (*policyResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*policyResource)(nil)
 )
 
@@ -44,6 +44,10 @@ func NewResource() resource.Resource {
 func (r *policyResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m model
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	refuseZeros(&m, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() || !m.known() {
 		return
 	}
@@ -121,12 +125,10 @@ func (r *policyResource) write(ctx context.Context, m *model, diags *diag.Diagno
 		return
 	}
 	md := tfutil.MetadataMap(inst.GetMetadata())
-	for _, part := range p.Partitions {
-		if _, ok := md[cc.PartitionKey(part)]; !ok {
-			diags.AddAttributeError(path.Root("partitions"), "Unknown partition",
-				fmt.Sprintf("partitions: cluster %s has no partition %q; create it with hypercompute_node_partition (and reference its name, so it is created first)", ref.Name, part))
-			return
-		}
+	// The plan checked this already, but a partition may have gone since.
+	if name := tfutil.MissingPartition(nil, ref, md, p.Partitions); name != "" {
+		addNoPartition(diags, ref, md, p.Partitions, name, false)
+		return
 	}
 	s := string(value)
 	if _, err := tfutil.SetMetadataKey(ctx, cl, tfutil.ControllerVM(ref), inst, cc.HealthPolicyKey(p.Name), &s); err != nil {

@@ -50,10 +50,10 @@ func (r *policyResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			"partitions": schema.ListAttribute{
 				Optional:            true,
 				ElementType:         types.StringType,
-				MarkdownDescription: "Partitions the policy covers; every partition of the cluster when left out.",
+				MarkdownDescription: "Partitions the policy covers; every partition of the cluster when left out. A name the cluster does not have is refused at plan, unless a `hypercompute_node_partition` of that name is planned in the same operation (reference its `name`, so it is created first).",
 				Validators:          []validator.List{listvalidator.ValueStringsAre(tfutil.StringCheck{Desc: "a Slurm partition name", Check: catalog.ValidateSlurmPartitionName})},
 			},
-			"interval_seconds": optInt("How often periodic checks run (Slurm's `HealthCheckInterval`). Default 60."),
+			"interval_seconds": optInt("How often periodic checks run (Slurm's `HealthCheckInterval`), in seconds, at least 1. Default 60 (leave it out; 0 is refused, since it would mean the default)."),
 			"requeue_jobs": schema.BoolAttribute{
 				Optional:            true,
 				MarkdownDescription: "Requeue the jobs of a failed node before its repair (`scontrol requeue`), so they resume from their checkpoint. Default true.",
@@ -70,7 +70,7 @@ func (r *policyResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 				Optional:            true,
 				MarkdownDescription: "Safety limits: never a repair storm.",
 				Attributes: map[string]schema.Attribute{
-					"max_concurrent_repairs":  optInt("Repairs that may run at once in the cluster. Default 1."),
+					"max_concurrent_repairs":  optInt("Repairs that may run at once in the cluster, at least 1. Default 1 (leave it out; 0 is refused: to leave failed nodes drained, use `action = \"drain\"`)."),
 					"max_unavailable_percent": optInt("Share of a partition's nodes that may be under repair at once (at least one node). Default 10."),
 					"cooldown_seconds":        optInt("Time between two repairs started by this policy. Default 0."),
 					"repair_timeout_seconds":  optInt("A repair whose node is not back in service by then fails (and the next failure escalates). Default 900."),

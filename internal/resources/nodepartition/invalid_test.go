@@ -17,7 +17,7 @@ func TestAccNodePartition_invalidInput(t *testing.T) {
 	cases := []struct {
 		name, body, want string
 	}{
-		{"flex-start with a reservation", cfg("gpu", "a3-megagpu-8g", 2, 0, `  provisioning = {
+		{"flex-start with a reservation", cfg("gpu", "a3-megagpu-8g", 0, 2, `  provisioning = {
     model       = "flex_start"
     reservation = "my-res"
   }`), `provisioning\.reservation: flex-start VMs cannot consume a reservation`},
@@ -49,6 +49,9 @@ func TestAccNodePartition_invalidInput(t *testing.T) {
 			`machine_type: machine type a4-highgpu-8g is not offered in zone us-central1-f; zones that offer it: (.|\n)*us-central1-b`},
 		{"bad partition name", cfg("gpu nodes", "n2-standard-4", 1, 0, ""), `name: partition name "gpu nodes" is invalid`},
 		{"reserved partition name", cfg("default", "n2-standard-4", 1, 0, ""), `name: partition name "default" is reserved`},
+		// Compute deletes a flex-start VM at its max_run_duration: static nodes would come and go weekly.
+		{"flex-start with static nodes", cfg("gpu", "a3-megagpu-8g", 2, 4, `  provisioning = { model = "flex_start" }`),
+			`static_node_count: flex-start \(Dynamic Workload Scheduler\) capacity is obtained per job[\s\S]*set static_node_count = 0 and max_dynamic_node_count`},
 		{"max_run_duration out of range", cfg("gpu", "a3-megagpu-8g", 0, 4, `  provisioning = {
     model            = "flex_start"
     max_run_duration = "8d"

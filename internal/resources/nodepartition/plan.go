@@ -40,6 +40,11 @@ func (r *partitionResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 			ref = &c
 		}
 	}
+	// A health policy or a recipe job naming this partition plans after it (it references the
+	// name), so the record lets their plan accept a partition the cluster does not have yet.
+	if ref != nil && !plan.Name.IsUnknown() && r.Provider != nil {
+		r.Provider.Partitions.Plan(ref.String(), plan.Name.ValueString())
+	}
 	if plan.Zone.IsUnknown() || plan.Zone.IsNull() {
 		switch {
 		case hasState && !state.Zone.IsNull() && state.Cluster.Equal(plan.Cluster):

@@ -172,6 +172,12 @@ func checkProvisioning(v values, m catalog.MachineType, machineOK bool) []proble
 			out = append(out, newProblem("provisioning.max_run_duration", "%s", err.Error()))
 		}
 	}
+	// Flex-start (DWS) capacity is granted per request and Compute deletes the VM at its
+	// max_run_duration (7 days at most): a "static" node would vanish and be recreated by the next
+	// apply at least weekly, with whatever job ran on it. Such nodes are what dynamic nodes are for.
+	if model == modelFlexStart && v.static != nil && *v.static > 0 {
+		out = append(out, newProblem("static_node_count", "flex-start (Dynamic Workload Scheduler) capacity is obtained per job, and Compute deletes a flex-start VM once it has run max_run_duration (7 days at most), so static nodes would be deleted and recreated at least weekly; set static_node_count = 0 and max_dynamic_node_count to the most nodes Slurm may obtain for jobs, or use model = \"standard\" or \"reservation\" for nodes that always run"))
+	}
 	if v.termination != nil && *v.termination != "" && model != modelSpot {
 		out = append(out, newProblem("provisioning.termination_action", "termination_action applies to Spot VMs only (model = \"spot\"); remove it"))
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -220,7 +221,9 @@ func TestAccNodePartition_disappears(t *testing.T) {
 }
 
 // Spot and flex-start nodes carry their scheduling; changing the provisioning model replaces the
-// partition (visible in the plan), and only the current template remains.
+// partition (visible in the plan), and only the current template remains. Flex-start nodes are
+// dynamic only (static ones are refused at plan), so its scheduling is checked on the template
+// Slurm's resume program creates them from.
 func TestAccNodePartition_spotThenFlexStart(t *testing.T) {
 	env := acctest.New(t)
 	tc := newCluster(t, env.Env, "hcp", clusterOpts{})
@@ -259,7 +262,7 @@ func TestAccNodePartition_spotThenFlexStart(t *testing.T) {
 				ImportStateId: tc.id + "/partitions/cpu", ImportStateVerifyIgnore: []string{"timeouts"},
 			},
 			{
-				Config: env.Config(partitionConfig(tc.id, "cpu", "g2-standard-4", 2, 2, `  zone = "us-central1-c"
+				Config: env.Config(partitionConfig(tc.id, "cpu", "g2-standard-4", 0, 4, `  zone = "us-central1-c"
   provisioning = {
     model            = "flex_start"
     max_run_duration = "2h"
@@ -268,13 +271,19 @@ func TestAccNodePartition_spotThenFlexStart(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionReplace)}},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					env.CheckCount(instances.KindInstanceTemplates, 1),
-					func(*terraform.State) error {
-						sc, err := scheduling("hcp-cpu-0")
-						if err != nil {
-							return err
+					func(s *terraform.State) error {
+						if vms := vmNames(env.Env, "hcp-cpu"); len(vms) != 0 {
+							return fmt.Errorf("the spot partition's static VMs remain: %v", vms)
 						}
+						link := s.RootModule().Resources[addr].Primary.Attributes["instance_template"]
+						tpl, err := env.Clients().InstanceTemplates.Get(context.Background(), &computepb.GetInstanceTemplateRequest{
+							Project: acctest.Project, InstanceTemplate: link[strings.LastIndex(link, "/")+1:]})
+						if err != nil {
+							return fmt.Errorf("instance template %q: %w", link, err)
+						}
+						sc := tpl.GetProperties().GetScheduling()
 						if sc.GetProvisioningModel() != "FLEX_START" || sc.GetMaxRunDuration().GetSeconds() != 7200 || sc.GetInstanceTerminationAction() != "DELETE" {
-							return fmt.Errorf("flex-start node scheduling %v", sc)
+							return fmt.Errorf("flex-start template scheduling %v", sc)
 						}
 						return nil
 					},

@@ -67,7 +67,7 @@ func (r *partitionResource) Schema(ctx context.Context, _ resource.SchemaRequest
 			"static_node_count": schema.Int64Attribute{
 				Optional: true, Computed: true,
 				Default:             int64default.StaticInt64(0),
-				MarkdownDescription: "VMs that always exist (created by the provider, never powered down). Default 0.",
+				MarkdownDescription: "VMs that always exist (created by the provider, never powered down). Default 0. Must be 0 with `provisioning.model = \"flex_start\"`: Compute deletes a flex-start VM after its `max_run_duration` (7 days at most), so flex-start nodes are dynamic ones, obtained per job.",
 				Validators:          []validator.Int64{int64validator.Between(0, cc.MaxPartitionNodes)},
 			},
 			"max_dynamic_node_count": schema.Int64Attribute{

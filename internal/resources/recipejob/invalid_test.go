@@ -80,6 +80,8 @@ func TestAccRecipeJob_partitionChecks(t *testing.T) {
 		return env.Config(recipeConfig(cluster, "train", partition, model, size, mode, extra))
 	}
 	cases := []struct{ name, body, want string }{
+		{"a partition the cluster does not have", cfg("h200", "tiny-gpt", "2m", "pretrain", "  checkpoint = { interval = \"1m\" }"),
+			`partition: cluster rjp has no partition "h200" \(its partitions: a3h, a3m, cpu, l4\), and no hypercompute_node_partition of that name is planned in this operation`},
 		{"more nodes than the partition holds", cfg("cpu", "tiny-gpt", "2m", "pretrain", "  nodes = 3\n  checkpoint = { interval = \"1m\" }"),
 			`nodes: the job needs 3 nodes, but partition cpu holds at most 2`},
 		{"a GPU recipe on a CPU partition", cfg("cpu", gpuModel, gpuSize, "pretrain", ""), `recipe: [\s\S]*\(partition cpu runs n2-standard-4\)`},
@@ -97,9 +99,7 @@ func TestAccRecipeJob_partitionChecks(t *testing.T) {
 	for _, tc := range cases {
 		acctest.PlanFails(t, factories, tc.name, tc.body, tc.want)
 	}
-	if c := env.Calls(); c.Mutating != 0 {
-		t.Fatalf("plans made %d mutating calls: %v", c.Mutating, c.Methods)
-	}
+	env.RequireNoMutations(t, "plans of jobs the partition cannot run")
 }
 
 // Recipes of the catalog the tests name.

@@ -57,8 +57,9 @@ var specAttrs = []string{"cluster", "name", "partition", "recipe", "nodes", "ove
 // ModifyPlan resolves the job against its partition with read-only calls
 // (the controller's metadata holds the partition's desired configuration):
 // the defaults the plan shows, and the checks that need the partition —
-// more nodes than it holds, a recipe its machine family cannot run. A
-// cluster or partition created in the same apply is checked at apply.
+// a partition the cluster does not have, more nodes than it holds, a
+// recipe its machine family cannot run. A cluster or partition created in
+// the same apply is checked at apply.
 func (r *jobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	// The computed attributes keep their state (UseStateForUnknown): a
 	// plan never knows more about the running job than the last refresh.
@@ -95,6 +96,13 @@ func (r *jobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReq
 		return
 	}
 	if !found {
+		// A partition a hypercompute_node_partition of this operation plans is created before the
+		// job (the job references its name): the job is resolved at apply. A job that stays as it
+		// is submits nothing, so a partition gone since is not its plan's business.
+		if !r.Provider.Partitions.Planned(s.ref.String(), s.partition) && (!hasState || !req.Plan.Raw.Equal(req.State.Raw)) {
+			resp.Diagnostics.AddAttributeError(path.Root("partition"), "Unknown partition",
+				"partition: "+tfutil.NoPartitionMessage(s.ref, v.md, s.partition, true))
+		}
 		return
 	}
 	j, ok := resolve(s, v, p, &resp.Diagnostics)

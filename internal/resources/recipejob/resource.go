@@ -6,7 +6,6 @@ package recipejob
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -61,7 +60,7 @@ func (r *jobResource) Create(ctx context.Context, req resource.CreateRequest, re
 	}
 	p, found, err := v.partition(s.partition)
 	if err == nil && !found {
-		err = fmt.Errorf("cluster %s has no partition %q; create it with hypercompute_node_partition (and reference its name, so it is created first)", s.ref.Name, s.partition)
+		err = errors.New(tfutil.NoPartitionMessage(s.ref, v.md, s.partition, false))
 	}
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("partition"), "Unknown partition", "partition: "+err.Error())

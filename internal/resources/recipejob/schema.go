@@ -64,7 +64,7 @@ func (r *jobResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp
 			},
 			"partition": schema.StringAttribute{
 				Required:            true,
-				MarkdownDescription: "Slurm partition the job runs on (`hypercompute_node_partition.<name>.name`). Its machine type decides the recipe's profile: GPU recipes need a GPU partition, the CPU recipe a CPU one.",
+				MarkdownDescription: "Slurm partition the job runs on (`hypercompute_node_partition.<name>.name`). A name the cluster does not have is refused at plan, unless a `hypercompute_node_partition` of that name is planned in the same operation. Its machine type decides the recipe's profile: GPU recipes need a GPU partition, the CPU recipe a CPU one.",
 				Validators:          []validator.String{tfutil.StringCheck{Desc: "a Slurm partition name", Check: catalog.ValidateSlurmPartitionName}},
 			},
 			"recipe": schema.SingleNestedAttribute{

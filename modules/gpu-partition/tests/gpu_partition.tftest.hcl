@@ -84,6 +84,17 @@ run "rejects_max_run_duration_off_flex_start" {
   expect_failures = [var.max_run_duration]
 }
 
+run "rejects_static_flex_start_nodes" {
+  command = plan
+
+  variables {
+    provisioning_model = "flex_start"
+    static_node_count  = 2
+  }
+
+  expect_failures = [var.static_node_count]
+}
+
 run "rejects_bad_max_time" {
   command = plan
 
