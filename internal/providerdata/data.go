@@ -23,6 +23,8 @@ type Data struct {
 	Emulated bool
 	// Quota sums the quota needs of the resources planned in this operation (quota_plan.go).
 	Quota PlannedQuota
+	// Networks holds the subnet ranges and cluster networks planned in this operation (network_plan.go).
+	Networks PlannedNetworks
 }
 
 // MergeLabels returns the provider's default labels overlaid with a resource's own labels
