@@ -18,8 +18,12 @@ type PlannedNetworks struct {
 }
 
 // ClusterNetwork is the network and primary subnetwork of a cluster's VMs, in any form a
-// Compute reference takes (a self link, or projects/P/...).
-type ClusterNetwork struct{ Network, Subnetwork string }
+// Compute reference takes (a self link, or projects/P/...). Creating says the cluster does not
+// exist yet, so there is no controller to read its other partitions from.
+type ClusterNetwork struct {
+	Network, Subnetwork string
+	Creating            bool
+}
 
 // resourceKey reduces a self link or relative name to projects/P/..., so every form of one
 // reference is one key.
@@ -58,7 +62,7 @@ func (p *PlannedNetworks) PlanCluster(id string, n ClusterNetwork) {
 	if p.clusters == nil {
 		p.clusters = map[string]ClusterNetwork{}
 	}
-	p.clusters[id] = ClusterNetwork{Network: resourceKey(n.Network), Subnetwork: resourceKey(n.Subnetwork)}
+	p.clusters[id] = ClusterNetwork{Network: resourceKey(n.Network), Subnetwork: resourceKey(n.Subnetwork), Creating: n.Creating}
 }
 
 // Cluster is the network a cluster planned in this operation uses, as projects/P/... names.
