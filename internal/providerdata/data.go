@@ -25,6 +25,8 @@ type Data struct {
 	Quota PlannedQuota
 	// Partitions are the partitions planned in this operation, per cluster (partition_plan.go).
 	Partitions PlannedPartitions
+	// Networks holds the subnet ranges and cluster networks planned in this operation (network_plan.go).
+	Networks PlannedNetworks
 }
 
 // MergeLabels returns the provider's default labels overlaid with a resource's own labels

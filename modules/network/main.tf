@@ -26,5 +26,7 @@ resource "hypercompute_network" "this" {
     cidr         = var.gpu_networks.cidr
     subnet_count = var.gpu_networks.stack == "rdma" ? var.gpu_networks.subnet_count : null
     zone         = var.gpu_networks.stack == "rdma" ? var.gpu_networks.zone : null
+
+    subnet_prefix_length = var.gpu_networks.subnet_prefix_length
   }
 }

@@ -80,12 +80,13 @@ variable "enable_iap_ssh" {
 }
 
 variable "gpu_networks" {
-  description = "The extra VPCs a GPU NIC stack needs: stack tcpx (A3 High, 4 VPCs), tcpxo (A3 Mega, 8 VPCs) or rdma (A3 Ultra, A4, A4X: one RoCE VPC with subnet_count subnets in zone). Null creates none."
+  description = "The extra VPCs a GPU NIC stack needs: stack tcpx (A3 High, 4 VPCs), tcpxo (A3 Mega, 8 VPCs) or rdma (A3 Ultra, A4, A4X: one RoCE VPC with subnet_count subnets in zone). subnet_prefix_length sizes every GPU subnet: each GPU node takes one address in each, and a /p holds 2^(32-p) - 4 nodes (null: /24, 252 nodes; /21: 2,044). A larger subnet is applied in place; a smaller one is refused. Null creates none."
   type = object({
-    stack        = string
-    cidr         = optional(string)
-    subnet_count = optional(number, 8)
-    zone         = optional(string)
+    stack                = string
+    cidr                 = optional(string)
+    subnet_count         = optional(number, 8)
+    zone                 = optional(string)
+    subnet_prefix_length = optional(number)
   })
   default = null
 
@@ -102,6 +103,11 @@ variable "gpu_networks" {
   validation {
     condition     = try(var.gpu_networks.cidr, null) == null || can(cidrhost(try(var.gpu_networks.cidr, ""), 0))
     error_message = "The GPU network CIDR must be an IPv4 range such as 192.168.0.0/16."
+  }
+
+  validation {
+    condition     = try(var.gpu_networks.subnet_prefix_length, null) == null || try(var.gpu_networks.subnet_prefix_length >= 8 && var.gpu_networks.subnet_prefix_length <= 29 && floor(var.gpu_networks.subnet_prefix_length) == var.gpu_networks.subnet_prefix_length, false)
+    error_message = "The GPU subnet prefix length must be a whole number between 8 and 29, such as 21 for 2,044 nodes per GPU subnet."
   }
 
   validation {

@@ -18,6 +18,8 @@ module "network" {
     stack        = var.network.gpu_stack
     subnet_count = var.network.gpu_subnet_count
     zone         = var.network.gpu_stack == "rdma" ? var.zone : null
+
+    subnet_prefix_length = var.network.gpu_subnet_prefix_length
   }
 }
 

@@ -36,13 +36,14 @@ variable "zone" {
 }
 
 variable "network" {
-  description = "The cluster VPC: subnet CIDR, MTU, private service access prefix length and an optional GPU NIC stack (tcpx, tcpxo or rdma) for the GPU partitions."
+  description = "The cluster VPC: subnet CIDR, MTU, private service access prefix length and an optional GPU NIC stack (tcpx, tcpxo or rdma) for the GPU partitions. Every node takes one address in the subnet and, on a GPU partition, one in each GPU subnet: gpu_subnet_prefix_length sizes the GPU subnets (null: /24, 252 nodes; /21: 2,044), so it must hold the GPU partitions' static and dynamic nodes together. It can grow in place later, never shrink."
   type = object({
-    subnet_cidr       = optional(string, "10.0.0.0/20")
-    mtu               = optional(number, 8896)
-    psa_prefix_length = optional(number, 20)
-    gpu_stack         = optional(string)
-    gpu_subnet_count  = optional(number, 8)
+    subnet_cidr              = optional(string, "10.0.0.0/20")
+    mtu                      = optional(number, 8896)
+    psa_prefix_length        = optional(number, 20)
+    gpu_stack                = optional(string)
+    gpu_subnet_count         = optional(number, 8)
+    gpu_subnet_prefix_length = optional(number)
   })
   default = {}
 
@@ -54,6 +55,11 @@ variable "network" {
   validation {
     condition     = can(cidrhost(var.network.subnet_cidr, 0))
     error_message = "The network's subnet CIDR must be an IPv4 range such as 10.0.0.0/20."
+  }
+
+  validation {
+    condition     = try(var.network.gpu_subnet_prefix_length, null) == null || try(var.network.gpu_subnet_prefix_length >= 8 && var.network.gpu_subnet_prefix_length <= 29 && floor(var.network.gpu_subnet_prefix_length) == var.network.gpu_subnet_prefix_length, false)
+    error_message = "The GPU subnet prefix length must be a whole number between 8 and 29, such as 21 for 2,044 nodes per GPU subnet."
   }
 }
 

@@ -19,10 +19,12 @@ module "cluster" {
   region = var.region
   zone   = var.zone
 
-  # A3 Mega's eight GPU NICs attach to the eight TCPXO VPCs.
+  # A3 Mega's eight GPU NICs attach to the eight TCPXO VPCs; each node takes one address in each
+  # of their subnets, sized for the whole A3 Mega partition.
   network = {
-    subnet_cidr = var.subnet_cidr
-    gpu_stack   = "tcpxo"
+    subnet_cidr              = var.subnet_cidr
+    gpu_stack                = "tcpxo"
+    gpu_subnet_prefix_length = var.gpu_subnet_prefix_length
   }
 
   home = {

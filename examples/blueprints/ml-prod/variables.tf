@@ -42,6 +42,22 @@ variable "subnet_cidr" {
   }
 }
 
+variable "gpu_subnet_prefix_length" {
+  description = "Prefix length of the eight TCPXO GPU subnets. Every A3 Mega node takes one address in each, and a /p holds 2^(32-p) - 4 nodes: the default /21 holds 2,044, room for the largest A3 Mega partition (1,500). A smaller number grows the subnets in place; a larger one is refused."
+  type        = number
+  default     = 21
+
+  validation {
+    condition     = var.gpu_subnet_prefix_length >= 19 && var.gpu_subnet_prefix_length <= 24 && floor(var.gpu_subnet_prefix_length) == var.gpu_subnet_prefix_length
+    error_message = "The GPU subnet prefix length must be a whole number between 19 (the largest slot 192.168.0.0/16 gives each of the eight subnets) and 24."
+  }
+
+  validation {
+    condition     = pow(2, 32 - var.gpu_subnet_prefix_length) - 4 >= var.a3mega_static_nodes + var.a3mega_dynamic_nodes
+    error_message = "The GPU subnets must hold every A3 Mega node, static and dynamic: lower gpu_subnet_prefix_length (each step down doubles them) or the node counts."
+  }
+}
+
 variable "home_capacity_gb" {
   description = "Capacity of the Filestore /home share in GB (ZONAL tier: 1024-9984 in steps of 256, then 10240-102400 in steps of 2560)."
   type        = number

@@ -2,8 +2,6 @@ package network
 
 import (
 	"context"
-	"fmt"
-	"net/netip"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
@@ -37,48 +35,11 @@ type gpuDesired struct {
 	// rdma holds the CIDRs of the RDMA VPC's subnets; empty for TCPX/TCPXO.
 	rdma []string
 	cidr string
+	// prefix is the prefix length of every GPU subnet (gpu_networks.subnet_prefix_length).
+	prefix int
 }
 
 func (g *gpuDesired) mtu() int64 { return int64(g.spec.MTU) }
-
-// gpuLayout carves one /24 per GPU subnet out of base, gVNIC subnets first.
-func gpuLayout(stack catalog.NICStack, base string, subnetCount int) (gvnic, rdma []string, err error) {
-	spec, ok := catalog.NICStackInfo(stack)
-	if !ok || stack == catalog.NICNone {
-		return nil, nil, fmt.Errorf("unknown GPU NIC stack %q", stack)
-	}
-	p, err := netip.ParsePrefix(base)
-	if err != nil {
-		return nil, nil, err
-	}
-	gv := spec.GPUVPCs
-	if spec.NetworkProfileRequired {
-		gv = spec.HostGVNICVPCs
-	}
-	rd := 0
-	if spec.NetworkProfileRequired {
-		rd = subnetCount
-	}
-	total := gv + rd
-	if p.Bits() > 24 || total > 1<<(24-p.Bits()) {
-		return nil, nil, fmt.Errorf("%s holds %d /24 subnets; the %s stack needs %d", base, 1<<max(0, 24-p.Bits()), stack, total)
-	}
-	a := p.Addr().As4()
-	next := func(i int) string {
-		v := uint32(a[0])<<24 | uint32(a[1])<<16 | uint32(a[2])<<8 | uint32(a[3])
-		v += uint32(i) << 8
-		return netip.PrefixFrom(netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}), 24).String()
-	}
-	for i := 0; i < gv; i++ {
-		gvnic = append(gvnic, next(i))
-	}
-	for i := 0; i < rd; i++ {
-		rdma = append(rdma, next(gv+i))
-	}
-	return gvnic, rdma, nil
-}
-
-const defaultGPUCIDR = "192.168.0.0/16"
 
 // toDesired reads a fully known plan. Defaults that depend on the provider (project, region,
 // zone) are resolved in ModifyPlan, so by apply time every value here is known.
@@ -106,11 +67,14 @@ func toDesired(ctx context.Context, m *model) (*desired, diag.Diagnostics) {
 		diags.Append(m.GPUNetworks.As(ctx, &g, tfutil.ObjectOpts)...)
 		stack := catalog.NICStack(g.Stack.ValueString())
 		spec, _ := catalog.NICStackInfo(stack)
-		gd := &gpuDesired{stack: stack, spec: spec, zone: g.Zone.ValueString(), cidr: g.CIDR.ValueString()}
+		gd := &gpuDesired{stack: stack, spec: spec, zone: g.Zone.ValueString(), cidr: g.CIDR.ValueString(), prefix: int(g.SubnetPrefixLength.ValueInt64())}
 		if gd.cidr == "" {
 			gd.cidr = defaultGPUCIDR
 		}
-		gv, rd, err := gpuLayout(stack, gd.cidr, int(g.SubnetCount.ValueInt64()))
+		if gd.prefix == 0 {
+			gd.prefix = defaultGPUSubnetPrefix
+		}
+		gv, rd, err := gpuLayout(stack, gd.cidr, int(g.SubnetCount.ValueInt64()), gd.prefix)
 		if err != nil {
 			diags.AddError("Invalid gpu_networks", err.Error())
 		}

@@ -43,12 +43,13 @@ type psaModel struct {
 }
 
 type gpuNetworksModel struct {
-	Stack       types.String `tfsdk:"stack"`
-	Zone        types.String `tfsdk:"zone"`
-	SubnetCount types.Int64  `tfsdk:"subnet_count"`
-	CIDR        types.String `tfsdk:"cidr"`
-	MTU         types.Int64  `tfsdk:"mtu"`
-	Attachments types.List   `tfsdk:"attachments"`
+	Stack              types.String `tfsdk:"stack"`
+	Zone               types.String `tfsdk:"zone"`
+	SubnetCount        types.Int64  `tfsdk:"subnet_count"`
+	CIDR               types.String `tfsdk:"cidr"`
+	SubnetPrefixLength types.Int64  `tfsdk:"subnet_prefix_length"`
+	MTU                types.Int64  `tfsdk:"mtu"`
+	Attachments        types.List   `tfsdk:"attachments"`
 }
 
 type attachmentModel struct {
@@ -72,6 +73,6 @@ var (
 	attachmentType     = types.ObjectType{AttrTypes: attachmentAttrTypes}
 	gpuNetworksAttrTyp = map[string]attr.Type{
 		"stack": types.StringType, "zone": types.StringType, "subnet_count": types.Int64Type,
-		"cidr": types.StringType, "mtu": types.Int64Type, "attachments": types.ListType{ElemType: attachmentType},
+		"cidr": types.StringType, "subnet_prefix_length": types.Int64Type, "mtu": types.Int64Type, "attachments": types.ListType{ElemType: attachmentType},
 	}
 )

@@ -2,6 +2,7 @@ package network
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/netip"
 	"slices"
@@ -67,9 +68,19 @@ func (r *networkResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 
 	resp.Diagnostics.Append(r.planSubnet(ctx, &plan, &state, same, n, project, region)...)
 	resp.Diagnostics.Append(r.planPSA(ctx, &plan, &state, same, n)...)
-	resp.Diagnostics.Append(r.planGPU(ctx, &plan, &state, same, provZone, region)...)
+	planned := map[string]string{}
+	resp.Diagnostics.Append(r.planGPU(ctx, &plan, &state, same, provZone, region, n, planned)...)
 	if resp.Diagnostics.HasError() {
 		return
+	}
+	if r.Provider != nil {
+		// Partitions planned after this network check their nodes against these ranges.
+		var s subnetModel
+		resp.Diagnostics.Append(plan.Subnet.As(ctx, &s, tfutil.ObjectOpts)...)
+		if !s.CIDR.IsUnknown() && !s.CIDR.IsNull() {
+			planned[subnetID(project, region, n.subnet())] = s.CIDR.ValueString()
+		}
+		r.Provider.Networks.PlanSubnets(planned)
 	}
 
 	if plan.EnableNAT.ValueBool() {
@@ -165,7 +176,8 @@ func (r *networkResource) planPSA(ctx context.Context, plan, state *model, same 
 	return diags
 }
 
-func (r *networkResource) planGPU(ctx context.Context, plan, state *model, same bool, provZone, region string) diag.Diagnostics {
+// planGPU fills gpu_networks' defaults and checks its layout; planned gets the GPU subnets' ranges.
+func (r *networkResource) planGPU(ctx context.Context, plan, state *model, same bool, provZone, region string, n names, planned map[string]string) diag.Diagnostics {
 	var diags diag.Diagnostics
 	if plan.GPUNetworks.IsNull() || plan.GPUNetworks.IsUnknown() {
 		return diags
@@ -220,8 +232,16 @@ func (r *networkResource) planGPU(ctx context.Context, plan, state *model, same 
 	if diags.HasError() {
 		return diags
 	}
-	gv, rd, err := gpuLayout(stack, g.CIDR.ValueString(), int(g.SubnetCount.ValueInt64()))
-	if err != nil {
+	if g.SubnetPrefixLength.IsNull() || g.SubnetPrefixLength.IsUnknown() {
+		g.SubnetPrefixLength = types.Int64Value(defaultGPUSubnetPrefix)
+	}
+	gv, rd, err := gpuLayout(stack, g.CIDR.ValueString(), int(g.SubnetCount.ValueInt64()), int(g.SubnetPrefixLength.ValueInt64()))
+	var tooShort prefixError
+	switch {
+	case errors.As(err, &tooShort):
+		diags.AddAttributeError(root.AtName("subnet_prefix_length"), "Invalid gpu_networks.subnet_prefix_length", "gpu_networks.subnet_prefix_length: "+err.Error())
+		return diags
+	case err != nil:
 		diags.AddAttributeError(root.AtName("cidr"), "Invalid gpu_networks.cidr", "gpu_networks.cidr: "+err.Error())
 		return diags
 	}
@@ -240,6 +260,16 @@ func (r *networkResource) planGPU(ctx context.Context, plan, state *model, same 
 	if same && !state.GPUNetworks.IsNull() {
 		diags.Append(state.GPUNetworks.As(ctx, &prior, tfutil.ObjectOpts)...)
 	}
+	if refuseShrink(&g, &prior, &diags) {
+		return diags
+	}
+	for i, c := range gv {
+		planned[subnetID(plan.Project.ValueString(), region, n.gpuSub(i))] = c
+	}
+	for i, c := range rd {
+		planned[subnetID(plan.Project.ValueString(), region, n.rdmaSub(i))] = c
+	}
+	// A larger prefix keeps every subnet (expanded in place), so the NIC attachments stay.
 	if prior.Stack.Equal(g.Stack) && prior.Zone.Equal(g.Zone) && prior.SubnetCount.Equal(g.SubnetCount) && prior.CIDR.Equal(g.CIDR) && !prior.Attachments.IsNull() {
 		g.Attachments = prior.Attachments
 	} else {

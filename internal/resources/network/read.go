@@ -3,6 +3,7 @@ package network
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"strconv"
 	"strings"
 
@@ -171,6 +172,13 @@ func (a *applier) observeGPU(ctx context.Context, m *model) diag.Diagnostics {
 
 	var atts []attachment
 	var firstCIDR string
+	// The GPU subnets' size is the largest of them: a plan for less is a shrink, refused at plan.
+	prefix := 0
+	size := func(s *computepb.Subnetwork) {
+		if p, err := netip.ParsePrefix(s.GetIpCidrRange()); err == nil && (prefix == 0 || p.Bits() < prefix) {
+			prefix = p.Bits()
+		}
+	}
 	gv := 0
 	for i := range maxGPUSubnetsTotal {
 		n, ok := byName[a.d.n.gpuNet(i)]
@@ -185,6 +193,7 @@ func (a *applier) observeGPU(ctx context.Context, m *model) diag.Diagnostics {
 		if firstCIDR == "" {
 			firstCIDR = s.GetIpCidrRange()
 		}
+		size(s)
 		atts = append(atts, attachment{n.GetSelfLink(), s.GetSelfLink(), catalog.NICTypeGVNIC})
 	}
 	stack, zone, rdmaSubs := catalog.NICTCPX, types.StringNull(), 0
@@ -203,6 +212,7 @@ func (a *applier) observeGPU(ctx context.Context, m *model) diag.Diagnostics {
 				if firstCIDR == "" {
 					firstCIDR = s.GetIpCidrRange()
 				}
+				size(s)
 				atts = append(atts, attachment{rn.GetSelfLink(), s.GetSelfLink(), catalog.NICTypeMRDMA})
 			}
 		}
@@ -210,7 +220,12 @@ func (a *applier) observeGPU(ctx context.Context, m *model) diag.Diagnostics {
 	spec, _ := catalog.NICStackInfo(stack)
 	g := gpuNetworksModel{
 		Stack: types.StringValue(string(stack)), Zone: zone, MTU: types.Int64Value(int64(spec.MTU)),
-		SubnetCount: types.Int64Null(), CIDR: prior.CIDR,
+		SubnetCount: types.Int64Null(), CIDR: prior.CIDR, SubnetPrefixLength: prior.SubnetPrefixLength,
+	}
+	if prefix != 0 {
+		g.SubnetPrefixLength = types.Int64Value(int64(prefix))
+	} else if g.SubnetPrefixLength.IsNull() || g.SubnetPrefixLength.IsUnknown() {
+		g.SubnetPrefixLength = types.Int64Value(defaultGPUSubnetPrefix)
 	}
 	if stack == catalog.NICRDMA {
 		g.SubnetCount = types.Int64Value(int64(rdmaSubs))

@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
 
@@ -144,8 +145,17 @@ func (r *networkResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 					},
 					"cidr": schema.StringAttribute{
 						Optional: true, Computed: true,
-						MarkdownDescription: "Range the GPU subnets are carved from, one /24 each. Default `192.168.0.0/16`. Must not overlap the primary subnet.",
+						MarkdownDescription: "Range the GPU subnets are carved from. It is split into one equal slot per GPU subnet (tcpx 4, tcpxo 8, rdma 16: the host gVNIC subnet and up to 8 RDMA subnets, rounded up to a power of two) and each subnet starts at its slot's first address, so it can grow in place up to the slot's size. Default `192.168.0.0/16` (slots of /18 for tcpx, /19 for tcpxo, /20 for rdma). Must not overlap the primary subnet; changing it recreates the GPU subnets (refused by the API while VMs use them).",
 						Validators:          []validator.String{cidrValidator(8, 21)},
+					},
+					"subnet_prefix_length": schema.Int64Attribute{
+						Optional: true, Computed: true,
+						MarkdownDescription: fmt.Sprintf("Prefix length of every GPU subnet, %d-%d. Default %d. "+
+							"Every node of a GPU partition takes one address in each GPU subnet, and Compute keeps %d addresses of each range, so a /p subnet holds 2^(32-p) - %d nodes: "+
+							"a /24 252, a /22 1,020, a /21 2,044, a /20 4,092. At most the slot size `cidr` gives each subnet. "+
+							"A shorter prefix (a larger subnet) is applied in place (`expandIpCidrRange`, the subnets keep their ids while VMs use them); a longer one is refused at plan, since Compute cannot shrink a subnet.",
+							catalog.MinSubnetPrefixLength, catalog.MaxSubnetPrefixLength, defaultGPUSubnetPrefix, catalog.SubnetReservedAddresses, catalog.SubnetReservedAddresses),
+						Validators: []validator.Int64{int64validator.Between(catalog.MinSubnetPrefixLength, catalog.MaxSubnetPrefixLength)},
 					},
 					"mtu": schema.Int64Attribute{
 						Computed:            true,

@@ -65,8 +65,9 @@ func (a *applier) deleteVPC(ctx context.Context, name string) error {
 }
 
 // ensureSubnet creates a subnet or converges an existing one: a wider range with the same start is
-// expanded in place (the API's expandIpCidrRange); any other range change recreates the subnet,
-// which the API refuses with its own message while VMs still use it.
+// expanded in place (the API's expandIpCidrRange); a narrower one within the current range is
+// refused (Compute cannot shrink a subnet); any other range change recreates the subnet, which the
+// API refuses with its own message while VMs still use it.
 func (a *applier) ensureSubnet(ctx context.Context, region, name, network, cidr string, pga bool) (*computepb.Subnetwork, error) {
 	get := func() (*computepb.Subnetwork, error) {
 		return a.findSubnet(ctx, region, name)
@@ -84,6 +85,11 @@ func (a *applier) ensureSubnet(ctx context.Context, region, name, network, cidr 
 			if err := a.wait(ctx, op, err); err != nil {
 				return nil, fmt.Errorf("expanding subnetwork %s to %s: %w", name, cidr, err)
 			}
+		} else if shrinks(cur.GetIpCidrRange(), cidr) {
+			// Recreating would take the addresses of every VM on the subnet; the plan refuses
+			// this for the GPU subnets, and a range widened by hand is kept the same way.
+			return nil, fmt.Errorf("subnetwork %s is %s, which contains the planned %s: Compute cannot shrink a subnet, and recreating it would cut off the VMs on it; plan a range of at least %s",
+				name, cur.GetIpCidrRange(), cidr, cur.GetIpCidrRange())
 		} else {
 			if err := a.deleteSubnet(ctx, region, name); err != nil {
 				return nil, err
@@ -135,4 +141,9 @@ func expandable(from, to string) bool {
 	f, err1 := netip.ParsePrefix(from)
 	t, err2 := netip.ParsePrefix(to)
 	return err1 == nil && err2 == nil && t.Bits() < f.Bits() && t.Contains(f.Addr())
+}
+
+// shrinks reports whether range to is a part of range from: the subnet would get smaller.
+func shrinks(from, to string) bool {
+	return expandable(to, from)
 }

@@ -1,6 +1,7 @@
 package nodepartition_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -35,6 +36,8 @@ type testCluster struct {
 type clusterOpts struct {
 	gpuStack string // "", "tcpx", "tcpxo", "rdma" (the RDMA VPC on us-central1-b's vpc-roce profile)
 	arm      bool   // add an arm64 agent build (A4X)
+	// gpuSubnetBits is the prefix length of the tcpx/tcpxo GPU subnets; 0 makes /20s (4,092 nodes).
+	gpuSubnetBits int
 }
 
 var (
@@ -70,7 +73,7 @@ func newCluster(t testing.TB, env *emulatortest.Env, name string, o clusterOpts)
 		mustOp(t, cl, func() (op, error) {
 			return cl.Subnetworks.Insert(ctx, &computepb.InsertSubnetworkRequest{Project: acctest.Project, Region: acctest.Region, SubnetworkResource: &computepb.Subnetwork{
 				Name: proto.String(gname + "-subnet"), Network: proto.String("projects/" + acctest.Project + "/global/networks/" + gname),
-				IpCidrRange: proto.String(fmt.Sprintf("192.168.%d.0/20", i*16))}})
+				IpCidrRange: proto.String(fmt.Sprintf("192.168.%d.0/%d", i*16, cmp.Or(o.gpuSubnetBits, 20)))}})
 		})
 	}
 	if o.gpuStack == "rdma" {

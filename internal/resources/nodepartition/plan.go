@@ -88,7 +88,10 @@ func (r *partitionResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	if hasState {
 		planReplacements(ctx, &plan, &state, resp)
 	}
-	r.planPreflight(ctx, &plan, &state, hasState, len(resp.RequiresReplace) > 0, prov, ref, diags)
+	// A partition its subnets cannot hold is refused on that alone: no reservation or quota read.
+	if !r.planSubnets(ctx, &plan, &state, hasState, ref, diags) {
+		r.planPreflight(ctx, &plan, &state, hasState, len(resp.RequiresReplace) > 0, prov, ref, diags)
+	}
 	diags.Append(resp.Plan.Set(ctx, &plan)...)
 }
 

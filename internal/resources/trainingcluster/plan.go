@@ -83,6 +83,7 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if p.diags.HasError() {
 		return
 	}
+	p.recordNetwork()
 	p.checkImages(ctx)
 	if p.diags.HasError() {
 		return

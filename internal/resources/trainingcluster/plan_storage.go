@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/providerdata"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
 
@@ -31,6 +32,23 @@ func (p *planner) planSubnet() {
 	if s, err := defaultSubnet(plan.Network.ValueString(), p.project, p.region); err == nil {
 		plan.Subnet = types.StringValue(s)
 	}
+}
+
+// recordNetwork tells the partitions planned after the cluster which network and subnet its
+// nodes use (providerdata.PlannedNetworks), so they check their nodes against the subnets' sizes
+// before the controller, which records them for later plans, exists.
+func (p *planner) recordNetwork() {
+	plan := p.plan
+	if p.r.Provider == nil || !known(plan.Network) || !known(plan.Subnet) || !known(plan.Name) {
+		return
+	}
+	project, name, err := tfutil.ParseNetwork(plan.Network.ValueString(), p.project)
+	if err != nil {
+		return
+	}
+	p.r.Provider.Networks.PlanCluster(clusterID(p.project, p.zone, plan.Name.ValueString()), providerdata.ClusterNetwork{
+		Network: tfutil.NetworkID(project, name), Subnetwork: plan.Subnet.ValueString(), Creating: !p.hasState,
+	})
 }
 
 // storageLocation checks a Filestore or Lustre instance id against the cluster's zone: the VMs
