@@ -93,7 +93,7 @@ module "cluster" {
 
   agent = var.agent
 
-  # Production keeps the cluster, /home and the checkpoints protected; turning this off is a
-  # reviewed change to this file, not a variable.
-  deletion_protection = true
+  # On by default: the cluster, /home and the checkpoints refuse deletion. Tearing ml-prod down
+  # takes two reviewed applies: deletion_protection = false first, then terraform destroy.
+  deletion_protection = var.deletion_protection
 }

@@ -134,6 +134,12 @@ variable "login_count" {
   }
 }
 
+variable "deletion_protection" {
+  description = "Protect the cluster, /home and Lustre from deletion (on by default). Tearing ml-prod down takes two steps: apply with deletion_protection = false (an in-place change that deletes nothing), then terraform destroy with the same value. A destroy while it is on fails at the cluster (its partitions, which have no protection of their own, may be gone by then)."
+  type        = bool
+  default     = true
+}
+
 variable "agent" {
   description = "Node agent build to run on the cluster's VMs: url (gs://BUCKET/OBJECT, https://, file:// or an absolute path) and its sha256. Leave null to use the build published with this provider release."
   type = object({
