@@ -23,6 +23,8 @@ type Data struct {
 	Emulated bool
 	// Quota sums the quota needs of the resources planned in this operation (quota_plan.go).
 	Quota PlannedQuota
+	// Creates are the creates planned in this operation, by what they would own (planned_creates.go).
+	Creates PlannedCreates
 }
 
 // MergeLabels returns the provider's default labels overlaid with a resource's own labels
