@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -174,6 +175,7 @@ func (o KeyOwnership) TestDuplicateAtApply(t *testing.T, e *Env) {
 // plain re-apply, which then plans no change.
 func (o KeyOwnership) TestInterrupted(t *testing.T, e *Env) {
 	cfg := o.config(e)
+	var deletes int64
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: o.Factories,
 		CheckDestroy:             o.CheckDestroy,
@@ -199,11 +201,30 @@ func (o KeyOwnership) TestInterrupted(t *testing.T, e *Env) {
 				},
 			},
 			{
+				PreConfig:        func() { deletes = e.deletes() },
 				Config:           cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(o.addr(), plancheck.ResourceActionCreate)}},
-				Check:            o.finished(e),
+				Check: resource.ComposeAggregateTestCheckFunc(o.finished(e), func(*terraform.State) error {
+					// It finishes what the interrupted create made (a partition's nodes) rather than
+					// starting over.
+					if n := e.deletes() - deletes; n != 0 {
+						return fmt.Errorf("finishing the interrupted create made %d delete calls: %v", n, e.Calls().Methods)
+					}
+					return nil
+				}),
 			},
 			noChange(cfg),
 		},
 	})
+}
+
+// deletes counts the delete calls the emulator served, of any API.
+func (e *Env) deletes() int64 {
+	var n int64
+	for name, m := range e.Calls().Methods {
+		if strings.HasSuffix(name, ".delete") {
+			n += m.Count
+		}
+	}
+	return n
 }
