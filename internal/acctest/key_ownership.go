@@ -149,25 +149,31 @@ func (o KeyOwnership) TestDuplicateAtApply(t *testing.T, e *Env) {
 					o.Resource("a", name) + o.Resource("b", name)),
 				ExpectError: o.duplicate(),
 			},
-			{
-				// The other still plans its create (which its apply would refuse: the key is taken).
-				RefreshState:       true,
-				ExpectNonEmptyPlan: true,
-				Check: resource.ComposeAggregateTestCheckFunc(o.finished(e), func(s *terraform.State) error {
-					var recorded []string
-					for _, label := range []string{"a", "b"} {
-						if _, ok := s.RootModule().Resources[o.Type+"."+label]; ok {
-							recorded = append(recorded, label)
-						}
-					}
-					if len(recorded) != 1 {
-						return fmt.Errorf("the state records %v of the two; want exactly one", recorded)
-					}
-					return nil
-				}),
-			},
+			o.exactlyOneRecorded(e),
 		},
 	})
+}
+
+// exactlyOneRecorded is a step that refreshes the state of two resources a and b with one name
+// and checks that exactly one of them is recorded and its key finished.
+func (o KeyOwnership) exactlyOneRecorded(e *Env) resource.TestStep {
+	return resource.TestStep{
+		// The other still plans its create (which its apply would refuse: the key is taken).
+		RefreshState:       true,
+		ExpectNonEmptyPlan: true,
+		Check: resource.ComposeAggregateTestCheckFunc(o.finished(e), func(s *terraform.State) error {
+			var recorded []string
+			for _, label := range []string{"a", "b"} {
+				if _, ok := s.RootModule().Resources[o.Type+"."+label]; ok {
+					recorded = append(recorded, label)
+				}
+			}
+			if len(recorded) != 1 {
+				return fmt.Errorf("the state records %v of the two; want exactly one", recorded)
+			}
+			return nil
+		}),
+	}
 }
 
 // TestInterrupted: a create stopped after it wrote its key (removing the creation marker fails,

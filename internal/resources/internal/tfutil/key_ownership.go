@@ -37,15 +37,19 @@ import (
 // What the marker cannot tell apart it cannot close, and the refusal says so:
 //   - a crash between removing the marker and Terraform writing the state leaves a finished key,
 //     and the retry is refused with the import hint;
-//   - another state's create still running (or killed) holds a marked key that this create would
-//     finish. Within one provider process, inFlight closes that: two creates of one key never run
-//     at once. Across processes the window is that of one create.
+//   - another create still running holds a marked key that this create would finish. Within one
+//     provider process inFlight closes that: two creates of one key never run at once. Another
+//     process (another state's apply, or another provider configuration, which Terraform serves
+//     from a process of its own) running the same create at the same moment is not told apart:
+//     the window is that of one create, and a killed one's key is finished by whichever applies.
 //
 // A failed create that still records its resource (tainted) removes the marker first: the state
 // owns the key from then on, and no other state's create may take it over.
 //
-// Two resources of ONE configuration with the same name are refused as duplicates: at plan
-// (PlanCreate: the per-operation registry of the configured provider), and at apply by inFlight.
+// Two resources of ONE configuration with the same name are refused as duplicates at plan
+// (PlanCreate: the per-operation registry of the configured provider), which the apply's own plan
+// of each create repeats once names unknown at plan are known; inFlight refuses at apply whatever
+// the registry did not see.
 
 // OwnedKey is a controller metadata key that one resource owns, with what messages say about it.
 type OwnedKey struct {
@@ -99,7 +103,7 @@ func (e *DuplicateError) Error() string {
 	what := fmt.Sprintf("two %s resources have the name %q on cluster %s", e.k.Type, e.k.Name, e.k.Cluster)
 	if e.concurrent {
 		what = fmt.Sprintf("another %s with the name %q on cluster %s is being created by this apply at the same time "+
-			"(two resources of the configuration, perhaps under two provider configurations, have the same name)", e.k.Type, e.k.Name, e.k.Cluster)
+			"(two resources of the configuration have the same name)", e.k.Type, e.k.Name, e.k.Cluster)
 	}
 	return fmt.Sprintf("%s; only one can own the %s (metadata key %s on the controller %s). Give each a name of its own.",
 		what, e.k.What, e.k.Key, e.k.Cluster.Controller())
@@ -220,8 +224,10 @@ func (k OwnedKey) Finish(ctx context.Context, cl *gcp.Clients, cur *computepb.In
 		}
 	})
 	if err != nil {
-		return fmt.Errorf("the %s %s was written, but removing its creation marker (%q) from %s failed: %w; a plain "+
-			"apply finishes it", k.What, k.Name, cc.CreateMarkerField, k.Key, err)
+		// Recorded tainted, the resource is replaced by the next apply, so no other state's create
+		// can take the still-marked key over for long.
+		return fmt.Errorf("the %s %s was written, but removing its creation marker (%q) from %s failed: %w; it is "+
+			"recorded as tainted, and the next apply replaces it", k.What, k.Name, cc.CreateMarkerField, k.Key, err)
 	}
 	return nil
 }
