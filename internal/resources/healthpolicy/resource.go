@@ -208,6 +208,7 @@ func (r *policyResource) Read(ctx context.Context, req resource.ReadRequest, res
 		state.flatten(ref, p)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	resp.Diagnostics.Append(tfutil.ReadNonNullCollections(ctx, &resp.State)...)
 }
 
 // Delete removes the key and waits until the controller dropped the policy (its report is gone);

@@ -161,6 +161,7 @@ func (r *jobResource) Read(ctx context.Context, req resource.ReadRequest, resp *
 		state.WaitFor = types.StringValue(waitRunning)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	resp.Diagnostics.Append(tfutil.ReadNonNullCollections(ctx, &resp.State)...)
 }
 
 // Update only takes what changes nothing on the cluster (wait_for, timeouts); every other change
