@@ -17,11 +17,13 @@ import (
 )
 
 // requeueJob runs until it is requeued; its second run (SLURM_RESTART_COUNT=1) ends after a second.
-// With PROGRESS set it writes a recipe's progress file, as a recipe that redid 1.25 s would.
+// With PROGRESS set it writes a recipe's progress file, as a recipe that redid 1.25 s would, and
+// charged them to its own Slurm job (lost_by_job); a second Slurm job of another generation's
+// loss, 30 s, is in the same file and must not count for this one.
 const requeueJob = `#!/bin/sh
 echo "run ${SLURM_RESTART_COUNT:-0}" >> runs
 if [ "${SLURM_RESTART_COUNT:-0}" -ge 1 ]; then
-  [ -n "$PROGRESS" ] && printf '{"step":10,"max_steps":10,"restarts":1,"lost_seconds":1.25}' > progress.json
+  [ -n "$PROGRESS" ] && printf '{"step":10,"max_steps":10,"restarts":1,"lost_seconds":1.25,"slurm_job_id":"%s","lost_by_job":{"%s":1.25,"999":30}}' "$SLURM_JOB_ID" "$SLURM_JOB_ID" > progress.json
   sleep 1; exit 0
 fi
 while :; do sleep 0.1; done

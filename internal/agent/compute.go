@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"strconv"
+	"strings"
 	"time"
 
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
@@ -108,7 +109,20 @@ func (cp *compute) waitConfig(ctx context.Context, d daemon, l cc.Layout) error 
 			}
 		}
 		if !cp.sup.running(d) {
-			return fmt.Errorf("slurmd stopped before it fetched its configuration from %s: %s", d.Argv[3], cp.sup.describe(d))
+			desc := cp.sup.describe(d)
+			// A configless slurmd exits when slurmctld does not answer yet (a controller still
+			// starting, or restarting for a new node set): that is no fault of this node, so
+			// start it again until the wait is over instead of failing the boot.
+			if strings.Contains(desc, "Unable to contact slurm controller") && time.Now().Before(deadline) {
+				if err := sleepCtx(ctx, 2*time.Second); err != nil {
+					return err
+				}
+				if err := cp.sup.start(ctx, d); err != nil {
+					return fmt.Errorf("starting slurmd again: %w", err)
+				}
+				continue
+			}
+			return fmt.Errorf("slurmd stopped before it fetched its configuration from %s: %s", d.Argv[3], desc)
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("slurmd did not fetch its configuration from the controller %s within %s; %s", d.Argv[3], cp.keyWait, cp.sup.describe(d))

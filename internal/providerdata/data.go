@@ -27,6 +27,8 @@ type Data struct {
 	Partitions PlannedPartitions
 	// Networks holds the subnet ranges and cluster networks planned in this operation (network_plan.go).
 	Networks PlannedNetworks
+	// Creates are the creates planned in this operation, by what they would own (planned_creates.go).
+	Creates PlannedCreates
 }
 
 // MergeLabels returns the provider's default labels overlaid with a resource's own labels

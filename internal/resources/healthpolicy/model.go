@@ -12,10 +12,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
 
-// model is the resource's Terraform state. Optional values the user leaves out stay null: the
-// agent applies the defaults (clusterconfig.HealthPolicy.WithDefaults), so a plan never differs
+// model is the resource's Terraform state. Optional values the user leaves out stay null (optional
+// lists empty, tfutil/collections.go): the agent applies the defaults (clusterconfig.HealthPolicy.WithDefaults), so a plan never differs
 // from the configuration.
 type model struct {
 	ID                    types.String   `tfsdk:"id"`
@@ -56,8 +57,10 @@ type checkModel struct {
 	StragglerFactor     types.Float64 `tfsdk:"straggler_factor"`
 }
 
+// strings_ reads a list; an empty one reads as nil like a null one, so the policy's JSON (and its
+// generation) is the same for `[]` and unset: Schedules has no omitempty.
 func strings_(ctx context.Context, l types.List, diags *diag.Diagnostics) []string {
-	if l.IsNull() || l.IsUnknown() {
+	if l.IsNull() || l.IsUnknown() || len(l.Elements()) == 0 {
 		return nil
 	}
 	var out []string
@@ -66,7 +69,7 @@ func strings_(ctx context.Context, l types.List, diags *diag.Diagnostics) []stri
 }
 
 func ints(ctx context.Context, l types.List, diags *diag.Diagnostics) []int {
-	if l.IsNull() || l.IsUnknown() {
+	if l.IsNull() || l.IsUnknown() || len(l.Elements()) == 0 {
 		return nil
 	}
 	var v []int64
@@ -176,7 +179,7 @@ func (m *model) flatten(ref cc.ClusterID, p cc.HealthPolicy) {
 	}
 	m.Checks = nil
 	for _, c := range p.Checks {
-		xids := types.ListNull(types.Int64Type)
+		xids := tfutil.EmptyList(types.Int64Type)
 		if len(c.XIDs) > 0 {
 			v := make([]attr.Value, len(c.XIDs))
 			for i, x := range c.XIDs {
@@ -203,10 +206,9 @@ func (m *model) flatten(ref cc.ClusterID, p cc.HealthPolicy) {
 	m.Generation = types.StringValue(p.Generation)
 }
 
+// strList is an optional list as read back: empty, never null, so `[]` and an unset list both
+// match it (tfutil/collections.go).
 func strList(v []string) types.List {
-	if len(v) == 0 {
-		return types.ListNull(types.StringType)
-	}
 	out := make([]attr.Value, len(v))
 	for i, s := range v {
 		out[i] = types.StringValue(s)

@@ -14,11 +14,17 @@ import (
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
 
-// ModifyPlan refuses a partition the cluster does not have, with one read of the controller,
+// ModifyPlan refuses a duplicate create, and a partition the cluster does not have, with one read of the controller,
 // instead of failing the apply. A plan that writes nothing (no change) makes no call. The check
 // lets through what the same apply creates: a cluster whose controller does not exist yet (apply
 // checks again), and a partition a hypercompute_node_partition of this operation plans.
 func (r *policyResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	// A second policy of the configuration with the same name on the same cluster fails here
+	// (tfutil.PlanCreate) instead of both writing one key.
+	tfutil.PlanCreate(ctx, req, r.Provider, ownedKey, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	var plan, state model
 	hasState, ok := tfutil.ReadPlan(ctx, req, resp, &plan, &state, nil)
 	if !ok || r.Provider == nil || (hasState && req.Plan.Raw.Equal(req.State.Raw)) {

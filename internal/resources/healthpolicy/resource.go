@@ -82,9 +82,9 @@ func (r *policyResource) Create(ctx context.Context, req resource.CreateRequest,
 	if !ok {
 		return
 	}
-	r.write(ctx, &plan, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() && plan.ID.IsUnknown() {
-		return
+	r.write(ctx, &plan, &resp.Diagnostics, true)
+	if plan.ID.IsUnknown() {
+		return // nothing was written (or the key is someone else's): nothing to record
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
@@ -95,14 +95,16 @@ func (r *policyResource) Update(ctx context.Context, req resource.UpdateRequest,
 	if !ok {
 		return
 	}
-	r.write(ctx, &plan, &resp.Diagnostics)
+	r.write(ctx, &plan, &resp.Diagnostics, false)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
 // write checks the policy against the cluster (its partitions exist), writes it under its key on
 // the controller and waits for the controller to report it applied. The model gets id and
 // generation once the key is written, so a failed wait still records the resource (tainted).
-func (r *policyResource) write(ctx context.Context, m *model, diags *diag.Diagnostics) {
+// A create claims the key (tfutil.OwnedKey): it writes it marked as unfinished, and only when the
+// key is absent or an unfinished create of a policy left it, then removes the marker at its end.
+func (r *policyResource) write(ctx context.Context, m *model, diags *diag.Diagnostics, create bool) {
 	ref, err := cc.ParseClusterID(m.Cluster.ValueString())
 	if err != nil {
 		diags.AddAttributeError(path.Root("cluster"), "Invalid cluster", "cluster: "+err.Error())
@@ -118,6 +120,18 @@ func (r *policyResource) write(ctx context.Context, m *model, diags *diag.Diagno
 		addPolicyError(diags, err)
 		return
 	}
+	key := ownedKey(ref, p.Name)
+	refused := func(err error) {
+		diags.AddAttributeError(path.Root("name"), "Unable to create health policy "+p.Name, "name: "+err.Error())
+	}
+	if create {
+		done, err := key.BeginCreate()
+		defer done()
+		if err != nil {
+			refused(err)
+			return
+		}
+	}
 	cl := r.Provider.Clients
 	inst, err := readController(ctx, cl, ref)
 	if err != nil {
@@ -125,19 +139,41 @@ func (r *policyResource) write(ctx context.Context, m *model, diags *diag.Diagno
 		return
 	}
 	md := tfutil.MetadataMap(inst.GetMetadata())
+	if create {
+		if err := key.CheckClaim(md); err != nil {
+			refused(err)
+			return
+		}
+	}
 	// The plan checked this already, but a partition may have gone since.
 	if name := tfutil.MissingPartition(nil, ref, md, p.Partitions); name != "" {
 		addNoPartition(diags, ref, md, p.Partitions, name, false)
 		return
 	}
 	s := string(value)
-	if _, err := tfutil.SetMetadataKey(ctx, cl, tfutil.ControllerVM(ref), inst, cc.HealthPolicyKey(p.Name), &s); err != nil {
+	if create {
+		_, err = key.Claim(ctx, cl, inst, s)
+	} else {
+		_, err = tfutil.SetMetadataKey(ctx, cl, tfutil.ControllerVM(ref), inst, key.Key, &s)
+	}
+	if tfutil.IsRefusedCreate(err) {
+		refused(err)
+		return
+	}
+	if err != nil {
 		diags.AddError("Unable to write health policy "+p.Name, err.Error())
 		return
 	}
 	m.ID = types.StringValue(policyID(ref, p.Name))
 	m.Generation = types.StringValue(p.Generation)
-	if err := waitApplied(ctx, cl, ref, p.Name, p.Generation); err != nil {
+	err = waitApplied(ctx, cl, ref, p.Name, p.Generation)
+	if create {
+		// Applied, or recorded tainted after a failed wait: either way this state owns the key now.
+		if ferr := key.Finish(ctx, cl, nil); ferr != nil {
+			diags.AddError("Unable to finish creating health policy "+p.Name, ferr.Error())
+		}
+	}
+	if err != nil {
 		diags.AddError("Health policy "+p.Name+" was not applied", err.Error())
 	}
 }
@@ -172,6 +208,7 @@ func (r *policyResource) Read(ctx context.Context, req resource.ReadRequest, res
 		state.flatten(ref, p)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	resp.Diagnostics.Append(tfutil.ReadNonNullCollections(ctx, &resp.State)...)
 }
 
 // Delete removes the key and waits until the controller dropped the policy (its report is gone);

@@ -47,23 +47,21 @@ func (r *policyResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 				MarkdownDescription: "Policy name (lowercase letters, digits and hyphens); part of the controller metadata key. A partition takes the first policy by name that targets it.",
 				PlanModifiers:       replace,
 			},
-			"partitions": schema.ListAttribute{
-				Optional:            true,
+			"partitions": tfutil.OptionalList(schema.ListAttribute{
 				ElementType:         types.StringType,
 				MarkdownDescription: "Partitions the policy covers; every partition of the cluster when left out. A name the cluster does not have is refused at plan, unless a `hypercompute_node_partition` of that name is planned in the same operation (reference its `name`, so it is created first).",
 				Validators:          []validator.List{listvalidator.ValueStringsAre(tfutil.StringCheck{Desc: "a Slurm partition name", Check: catalog.ValidateSlurmPartitionName})},
-			},
+			}),
 			"interval_seconds": optInt("How often periodic checks run (Slurm's `HealthCheckInterval`), in seconds, at least 1. Default 60 (leave it out; 0 is refused, since it would mean the default)."),
 			"requeue_jobs": schema.BoolAttribute{
 				Optional:            true,
 				MarkdownDescription: "Requeue the jobs of a failed node before its repair (`scontrol requeue`), so they resume from their checkpoint. Default true.",
 			},
-			"escalation": schema.ListAttribute{
-				Optional:            true,
+			"escalation": tfutil.OptionalList(schema.ListAttribute{
 				ElementType:         types.StringType,
 				MarkdownDescription: "The escalation ladder: a node that fails again within `escalation_window_hours` of its last repair takes the next action of this list (the last one repeats), e.g. `[\"reboot\", \"replace\"]`. Actions: " + quoted(cc.HealthActions) + ".",
 				Validators:          []validator.List{listvalidator.ValueStringsAre(stringvalidator.OneOf(cc.HealthActions...))},
-			},
+			}),
 			"spare_node_count":        optInt("Spare static nodes kept idle in each partition the policy covers, held in a Slurm reservation (`hc-spares-PARTITION`) that jobs do not run in. While a node of the partition is out of service (drained by a check, under repair) one spare leaves the reservation, so a job's node count holds; once repaired, an idle node (the repaired one) becomes a spare. At most all nodes but one are held. Default 0."),
 			"escalation_window_hours": optFloat("How long after a repair a new failure of the same node escalates. Default 24."),
 			"limits": schema.SingleNestedAttribute{
@@ -86,23 +84,22 @@ func (r *policyResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 						MarkdownDescription: "The check: " + quoted(cc.HealthChecks) + ". GPU checks (" + quoted(cc.GPUChecks) + ") are skipped on partitions without GPUs.",
 						Validators:          []validator.String{stringvalidator.OneOf(cc.HealthChecks...)},
 					},
-					"schedules": schema.ListAttribute{
-						Optional:            true,
+					"schedules": tfutil.OptionalList(schema.ListAttribute{
 						ElementType:         types.StringType,
 						MarkdownDescription: "When the check runs: " + quoted(cc.HealthSchedules) + ". Default `[\"periodic\"]`; every check also runs on demand (`hypercompute-agent healthcheck on_demand` on a node).",
 						Validators:          []validator.List{listvalidator.ValueStringsAre(stringvalidator.OneOf(cc.HealthSchedules...))},
-					},
+					}),
 					"action": schema.StringAttribute{
 						Optional:            true,
 						MarkdownDescription: "What a failure takes: " + quoted(cc.HealthActions) + ". Default `drain` (the node stays drained for a person).",
 						Validators:          []validator.String{stringvalidator.OneOf(cc.HealthActions...)},
 					},
 					"expected_gpus":          optInt("`gpu`: GPUs `nvidia-smi` must see; default the machine type's count from the catalog."),
-					"xids":                   schema.ListAttribute{Optional: true, ElementType: types.Int64Type, MarkdownDescription: "`gpu`: XID errors in the kernel log that fail the check, e.g. `[48, 79]`."},
+					"xids":                   tfutil.OptionalList(schema.ListAttribute{ElementType: types.Int64Type, MarkdownDescription: "`gpu`: XID errors in the kernel log that fail the check, e.g. `[48, 79]`."}),
 					"max_uncorrected_ecc":    optInt("`ecc`: uncorrected volatile ECC errors allowed per GPU. Default 0."),
 					"dcgm_level":             optInt("`dcgm`: `dcgmi diag` level, 1 to 4. Default 2."),
 					"max_nvlink_errors":      optInt("`nvlink`: NVLink error counter limit."),
-					"paths":                  schema.ListAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "`disk`: paths whose free space is checked (default `/`); `mounts`: mount points that must answer (default `/home`)."},
+					"paths":                  tfutil.OptionalList(schema.ListAttribute{ElementType: types.StringType, MarkdownDescription: "`disk`: paths whose free space is checked (default `/`); `mounts`: mount points that must answer (default `/home`)."}),
 					"min_free_gb":            optFloat("`disk`: free space each path must keep, in GB."),
 					"timeout_seconds":        optInt("`mounts`: how long a mount point may take to answer. Default 10."),
 					"min_bus_bandwidth_gbps": optFloat("`nccl`: all_reduce bus bandwidth below this fails; default the machine family's pass threshold from the catalog. The node's own run uses its GPUs; `hypercompute-agent nccl-pairs PARTITION` on the controller tests idle nodes pairwise and isolates the bad node of a failing pair."),

@@ -26,6 +26,8 @@ type applier struct {
 	poll time.Duration
 	// notices are warnings the apply ends with (see notice).
 	notices notices
+	// create is the partition's key while a create runs (ownership.go); nil for an update.
+	create *tfutil.OwnedKey
 }
 
 // changeSet is what one reconcile found and decided, before it changes anything.
@@ -77,6 +79,11 @@ func (a *applier) prepare(ctx context.Context) (*changeSet, error) {
 	if p.inv, err = listNodes(ctx, a.cl, d.project, d.zone, d.prefix); err != nil {
 		return nil, err
 	}
+	if a.create != nil {
+		if err := a.checkClaim(ctx, ci, p.inv); err != nil {
+			return nil, err
+		}
+	}
 	p.missing = p.inv.missing(d.prefix, d.static)
 	p.remove = a.toRemove(ci, p.inv)
 	if err := preflight(ctx, a.cl, d, len(p.missing)); err != nil {
@@ -123,6 +130,18 @@ func (a *applier) reconcile(ctx context.Context) ([]string, error) {
 		first.Drain = drain
 	}
 
+	ctl := p.ci.controller
+	if a.create != nil {
+		// The claim comes before every other change, so what the create makes is always marked
+		// as an unfinished create's (ownership.go).
+		b, err := cc.EncodePartition(d.cluster.Name, first)
+		if err == nil {
+			ctl, err = a.create.Claim(ctx, a.cl, ctl, string(b))
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 	var (
 		g        tfutil.Group
 		mu       sync.Mutex // guards created and warnings
@@ -150,7 +169,7 @@ func (a *applier) reconcile(ctx context.Context) ([]string, error) {
 		}
 		return err
 	})
-	run(func() error { return a.writeConfig(ctx, p.ci.controller, first, wait) })
+	run(func() error { return a.writeConfig(ctx, ctl, first, wait) })
 	if err := g.Wait(); err != nil {
 		return warnings, a.explain(ctx, err)
 	}
@@ -215,11 +234,10 @@ func (a *applier) reconcile(ctx context.Context) ([]string, error) {
 // writeConfig writes the partition's key on the controller and waits until the controller's agent
 // has applied the configuration it is part of.
 func (a *applier) writeConfig(ctx context.Context, ctl *computepb.Instance, part cc.Partition, wait appliedWait) error {
-	b, err := cc.EncodePartition(a.d.cluster.Name, part)
+	v, err := a.configValue(part)
 	if err != nil {
 		return err
 	}
-	v := string(b)
 	if _, err := setPartitionKey(ctx, a.cl, a.d.cluster, ctl, cc.PartitionKey(a.d.name), &v); err != nil {
 		return err
 	}

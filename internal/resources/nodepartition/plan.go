@@ -28,6 +28,8 @@ func (r *partitionResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		return
 	}
 	diags := &resp.Diagnostics
+	// A second partition of the configuration with this name on this cluster fails here.
+	tfutil.PlanCreate(ctx, req, r.Provider, ownedKey, diags)
 	var config model
 	diags.Append(req.Config.Get(ctx, &config)...)
 	if diags.HasError() {

@@ -163,7 +163,8 @@ func flattenSlurm(ctx context.Context, p *cc.Partition, prior types.Object, diag
 	s := slurmModel{
 		Default: types.BoolValue(p.Default), Exclusive: types.BoolValue(p.Exclusive),
 		MaxTime: types.StringNull(), ResumeTimeout: types.Int64Null(), SuspendTime: types.Int64Null(), RetryAfter: types.Int64Null(),
-		Features: types.ListNull(types.StringType), Extra: types.MapNull(types.StringType),
+		// Empty, never null: `[]`/`{}` and unset both plan empty (tfutil/collections.go).
+		Features: tfutil.EmptyList(types.StringType), Extra: tfutil.EmptyMap(types.StringType),
 	}
 	if p.MaxTime != "" {
 		s.MaxTime = types.StringValue(p.MaxTime)

@@ -69,7 +69,22 @@ func (r *partitionResource) converge(ctx context.Context, plan *model, state *tf
 		return
 	}
 	a := &applier{cl: r.Provider.Clients, d: d, poll: pollMax}
+	if creating {
+		key := ownedKey(d.cluster, d.name)
+		done, err := key.BeginCreate()
+		defer done()
+		if err != nil {
+			diags.AddAttributeError(path.Root("name"), "Unable to create node partition "+d.name, "name: "+err.Error())
+			return
+		}
+		a.create = &key
+	}
 	warnings, err := a.reconcile(ctx)
+	if tfutil.IsRefusedCreate(err) {
+		// Refused before any change: the partition is someone else's, and this state records nothing.
+		diags.AddAttributeError(path.Root("name"), "Unable to create node partition "+d.name, "name: "+err.Error())
+		return
+	}
 	for _, w := range warnings {
 		diags.AddWarning("Partition "+d.name+" is smaller than asked", w)
 	}
@@ -91,6 +106,13 @@ func (r *partitionResource) converge(ctx context.Context, plan *model, state *tf
 	}
 	if err != nil && creating && o.gone() && !templateLeft(rctx, a) {
 		return // nothing was made: nothing to record
+	}
+	if creating {
+		// Finished, or failed and recorded (tainted) now: either way this state owns the partition
+		// from here on, and no other create may take it over.
+		if ferr := a.create.Finish(rctx, r.Provider.Clients, nil); ferr != nil {
+			diags.AddError("Unable to finish creating node partition "+d.name, ferr.Error())
+		}
 	}
 	out := *plan
 	diags.Append(flatten(ctx, r.Provider, d.cluster, o, &out)...)
@@ -132,6 +154,7 @@ func (r *partitionResource) Read(ctx context.Context, req resource.ReadRequest, 
 	}
 	resp.Diagnostics.Append(flatten(ctx, r.Provider, ref, o, &state)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	resp.Diagnostics.Append(tfutil.ReadNonNullCollections(ctx, &resp.State)...)
 }
 
 func (r *partitionResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

@@ -6,10 +6,17 @@ import (
 	"strings"
 
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
 
 // jobID is the resource's id and import id.
 func jobID(c cc.ClusterID, name string) string { return c.Child("jobs", name) }
+
+// ownedKey is the job's key on the controller, as a create claims it (tfutil.OwnedKey).
+func ownedKey(c cc.ClusterID, name string) tfutil.OwnedKey {
+	return tfutil.OwnedKey{Type: "hypercompute_recipe_job", What: "recipe job", Cluster: c, Name: name,
+		Key: cc.JobKey(name), ImportID: jobID(c, name)}
+}
 
 // parseImportID reads {cluster id}/jobs/{name}, or {cluster}/{name} with the
 // cluster named in the provider's project and zone.

@@ -68,6 +68,8 @@ func (r *jobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReq
 	if !ok {
 		return
 	}
+	// A second job of the configuration with this name on this cluster fails here.
+	tfutil.PlanCreate(ctx, req, r.Provider, ownedKey, &resp.Diagnostics)
 	defer func() {
 		if hasState {
 			requireReplace(ctx, req, resp)

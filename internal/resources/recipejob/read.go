@@ -75,9 +75,10 @@ func setSpecFrom(ctx context.Context, m *model, ref cc.ClusterID, j recipes.Job)
 		}
 		return types.StringValue(s)
 	}
+	// Optional maps read back empty, never null (tfutil/collections.go).
 	strMap := func(in map[string]string) types.Map {
 		if len(in) == 0 {
-			return types.MapNull(types.StringType)
+			return tfutil.EmptyMap(types.StringType)
 		}
 		v, d := types.MapValueFrom(ctx, types.StringType, in)
 		diags.Append(d...)

@@ -40,7 +40,9 @@ func NewResource() resource.Resource {
 // Create resolves the job against its partition (checked again here: the plan could not when
 // the cluster or the partition was created in the same apply), writes it under its key on the
 // controller and waits as wait_for says. A job written but failed or timed out is still
-// recorded, so Terraform taints it and the next apply replaces it.
+// recorded, so Terraform taints it and the next apply replaces it. The key is claimed
+// (tfutil.OwnedKey): written marked as an unfinished create, only when it is absent or an
+// unfinished create of a job left it, and unmarked once the wait ended.
 func (r *jobResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	ctx, cancel, plan, ok := tfutil.Begin[model](ctx, req.Plan, tfutil.Create, defaultCreateTimeout, &resp.Diagnostics)
 	defer cancel()
@@ -52,10 +54,24 @@ func (r *jobResource) Create(ctx context.Context, req resource.CreateRequest, re
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	key := ownedKey(s.ref, s.name)
+	refused := func(err error) {
+		resp.Diagnostics.AddAttributeError(path.Root("name"), "Unable to create job "+s.name, "name: "+err.Error())
+	}
+	done, err := key.BeginCreate()
+	defer done()
+	if err != nil {
+		refused(err)
+		return
+	}
 	cl := r.Provider.Clients
 	v, err := readController(ctx, cl, s.ref)
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("cluster"), "Unable to read the cluster", "cluster: "+err.Error())
+		return
+	}
+	if err := key.CheckClaim(v.md); err != nil {
+		refused(err)
 		return
 	}
 	p, found, err := v.partition(s.partition)
@@ -72,7 +88,11 @@ func (r *jobResource) Create(ctx context.Context, req resource.CreateRequest, re
 	}
 	value, err := encodeJob(j)
 	if err == nil {
-		_, err = tfutil.SetMetadataKey(ctx, cl, tfutil.ControllerVM(s.ref), v.inst, cc.JobKey(j.Name), &value)
+		_, err = key.Claim(ctx, cl, v.inst, value)
+	}
+	if tfutil.IsRefusedCreate(err) {
+		refused(err)
+		return
 	}
 	if err != nil {
 		resp.Diagnostics.AddError("Unable to submit job "+j.Name, err.Error())
@@ -82,6 +102,10 @@ func (r *jobResource) Create(ctx context.Context, req resource.CreateRequest, re
 	rep, err := waitFor(ctx, cl, s.ref, j.Name, j.Generation, plan.WaitFor.ValueString())
 	if err != nil {
 		resp.Diagnostics.AddError("Job "+j.Name+" did not become "+plan.WaitFor.ValueString(), err.Error())
+	}
+	// Waited for, or recorded tainted after a failed wait: either way this state owns the key now.
+	if err := key.Finish(ctx, cl, nil); err != nil {
+		resp.Diagnostics.AddError("Unable to finish creating job "+j.Name, err.Error())
 	}
 	if rep.Generation == j.Generation {
 		setReport(&plan, j, rep)
@@ -137,6 +161,7 @@ func (r *jobResource) Read(ctx context.Context, req resource.ReadRequest, resp *
 		state.WaitFor = types.StringValue(waitRunning)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	resp.Diagnostics.Append(tfutil.ReadNonNullCollections(ctx, &resp.State)...)
 }
 
 // Update only takes what changes nothing on the cluster (wait_for, timeouts); every other change

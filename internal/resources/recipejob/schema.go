@@ -94,20 +94,20 @@ func (r *jobResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp
 						Optional: true, MarkdownDescription: "Optimizer steps to train for. Defaults to the recipe's `max_steps` (`data.hypercompute_recipes`): the source recipe's training length (1,168,251 for pretraining, 1,000 for SFT, 1,000,000 GRPO steps for RL, 200 / 100 for `tiny-gpt`).",
 						Validators: []validator.Int64{int64validator.AtLeast(1)},
 					},
-					"hyperparameters": schema.MapAttribute{
-						Optional: true, ElementType: types.StringType,
+					"hyperparameters": tfutil.OptionalMap(schema.MapAttribute{
+						ElementType:         types.StringType,
 						MarkdownDescription: "Recipe hyperparameters by name (`learning_rate`, `micro_batch`, `global_batch`, `seq_length`, ...), as strings.",
-					},
+					}),
 					"container_image": schema.StringAttribute{Optional: true, MarkdownDescription: "Container image of a GPU recipe (imported with enroot, run with pyxis)."},
 					"precision": schema.StringAttribute{
 						Optional:            true,
 						MarkdownDescription: "Training precision instead of the recipe's: `bf16` or `fp8` (`fp32` is the CPU recipe's only one). The partition's machine family must train in it (the machine catalog: no `fp8` on `a3-high`, whose published recipes are all bf16), and only Megatron-Bridge recipes (Llama 3.1 pretraining, continued pretraining and SFT) switch precision; refused at plan otherwise.",
 						Validators:          []validator.String{stringvalidator.OneOf(catalog.Precisions()...)},
 					},
-					"env": schema.MapAttribute{
-						Optional: true, ElementType: types.StringType,
+					"env": tfutil.OptionalMap(schema.MapAttribute{
+						ElementType:         types.StringType,
 						MarkdownDescription: "Extra environment for every task.",
-					},
+					}),
 				},
 			},
 			"checkpoint": schema.SingleNestedAttribute{

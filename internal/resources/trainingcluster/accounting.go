@@ -106,15 +106,15 @@ func accountingAttribute() schema.Attribute {
 				MarkdownDescription: "How long slurmdbd keeps records; unset keeps them forever.",
 				Attributes:          map[string]schema.Attribute{"job_days": days("Job"), "step_days": days("Step"), "event_days": days("Event")},
 			},
-			"qos": schema.ListAttribute{
-				Optional: true, ElementType: types.StringType,
+			"qos": tfutil.OptionalList(schema.ListAttribute{
+				ElementType:         types.StringType,
 				MarkdownDescription: "QoS names created in slurmdbd besides Slurm's `normal`, and granted to the root account so every user may ask for them (`sbatch --qos`).",
 				Validators: []validator.List{
 					listvalidator.SizeAtMost(clusterconfig.MaxQOS), uniqueStrings{},
 					listvalidator.ValueStringsAre(tfutil.StringCheck{Desc: "a QoS name", Check: clusterconfig.ValidateQOSName}),
 					listvalidator.ValueStringsAre(stringvalidator.NoneOf("normal")),
 				},
-			},
+			}),
 			"fair_share": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 				MarkdownDescription: "Schedule by fair share: `PriorityType=priority/multifactor` with a fair-share weight, so `sshare` shows each account's usage and share.",
@@ -172,8 +172,8 @@ func accountingDesired(ctx context.Context, o types.Object, diags *diag.Diagnost
 	return out
 }
 
-// flattenAccounting is the block as the controller's metadata holds it; prior keeps the forms the
-// configuration wrote (an empty qos list, an empty retention block).
+// flattenAccounting is the block as the controller's metadata holds it; prior keeps the form the
+// configuration wrote of an empty retention block (qos, a collection, is always empty, never null).
 func flattenAccounting(ctx context.Context, a *clusterconfig.Accounting, prior types.Object, diags *diag.Diagnostics) types.Object {
 	if a == nil {
 		return types.ObjectNull(accountingAttrTypes)
@@ -184,7 +184,7 @@ func flattenAccounting(ctx context.Context, a *clusterconfig.Accounting, prior t
 	}
 	m := accountingModel{
 		Enabled: types.BoolValue(a.Enabled), FairShare: types.BoolValue(a.FairShare),
-		QOS:      listOrNull(ctx, a.QOS, p.QOS, diags),
+		QOS:      stringListValue(ctx, a.QOS, diags),
 		Database: types.ObjectNull(accountingDatabaseAttrTypes), Retention: types.ObjectNull(retentionAttrTypes),
 	}
 	var d diag.Diagnostics

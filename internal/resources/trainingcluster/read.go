@@ -248,10 +248,9 @@ func flattenCluster(ctx context.Context, m *model, c clusterconfig.Cluster, logi
 		diags.Append(d...)
 	}
 
+	// Optional collections read back empty, never null (tfutil/collections.go).
 	if len(c.Mounts.Buckets) == 0 {
-		if m.Buckets.IsNull() || m.Buckets.IsUnknown() || len(m.Buckets.Elements()) > 0 {
-			m.Buckets = types.ListNull(types.ObjectType{AttrTypes: bucketAttrTypes})
-		}
+		m.Buckets = tfutil.EmptyList(types.ObjectType{AttrTypes: bucketAttrTypes})
 	} else {
 		var bs []bucketModel
 		for _, b := range c.Mounts.Buckets {
@@ -272,16 +271,12 @@ func flattenCluster(ctx context.Context, m *model, c clusterconfig.Cluster, logi
 	m.Login, d = types.ObjectValueFrom(ctx, loginAttrTypes, lm)
 	diags.Append(d...)
 
-	var prior slurmModel
-	if !m.Slurm.IsNull() && !m.Slurm.IsUnknown() {
-		diags.Append(m.Slurm.As(ctx, &prior, tfutil.ObjectOpts)...)
-	}
 	sl := slurmModel{
 		ClusterName:         types.StringValue(c.Name),
-		SchedulerParameters: listOrNull(ctx, c.Slurm.SchedulerParameters, prior.SchedulerParameters, &diags),
+		SchedulerParameters: stringListValue(ctx, c.Slurm.SchedulerParameters, &diags),
 		Prolog:              stringOrNull(c.Slurm.Prolog),
 		Epilog:              stringOrNull(c.Slurm.Epilog),
-		Extra:               mapOrNull(ctx, c.Slurm.Extra, prior.Extra, &diags),
+		Extra:               stringMapValue(ctx, c.Slurm.Extra, &diags),
 		SuspendTime:         intOrNull(c.Slurm.SuspendTime),
 		ResumeTimeout:       intOrNull(c.Slurm.ResumeTimeout),
 	}
@@ -326,20 +321,16 @@ func intOrNull(v int) types.Int64 {
 	return types.Int64Value(int64(v))
 }
 
-// listOrNull keeps an empty list the configuration wrote as empty rather than turning it null.
-func listOrNull(ctx context.Context, v []string, prior types.List, diags *diag.Diagnostics) types.List {
-	if len(v) == 0 && (prior.IsNull() || prior.IsUnknown() || len(prior.Elements()) > 0) {
-		return types.ListNull(types.StringType)
-	}
+// stringListValue is an optional list as Read returns it: empty when the API holds none, never null,
+// so `[]` and an unset list both match it (tfutil/collections.go).
+func stringListValue(ctx context.Context, v []string, diags *diag.Diagnostics) types.List {
 	l, d := types.ListValueFrom(ctx, types.StringType, nonNilSlice(v))
 	diags.Append(d...)
 	return l
 }
 
-func mapOrNull(ctx context.Context, v map[string]string, prior types.Map, diags *diag.Diagnostics) types.Map {
-	if len(v) == 0 && (prior.IsNull() || prior.IsUnknown() || len(prior.Elements()) > 0) {
-		return types.MapNull(types.StringType)
-	}
+// stringMapValue is stringListValue for maps.
+func stringMapValue(ctx context.Context, v map[string]string, diags *diag.Diagnostics) types.Map {
 	m, d := types.MapValueFrom(ctx, types.StringType, nonNilMap(v))
 	diags.Append(d...)
 	return m

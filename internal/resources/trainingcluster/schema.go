@@ -91,8 +91,9 @@ func loginDefault() types.Object {
 
 func slurmDefault() types.Object {
 	return types.ObjectValueMust(slurmAttrTypes, map[string]attr.Value{
-		"cluster_name": types.StringNull(), "scheduler_parameters": types.ListNull(types.StringType),
-		"prolog": types.StringNull(), "epilog": types.StringNull(), "extra": types.MapNull(types.StringType),
+		// Empty, not null: defaults inside a defaulted object do not apply, and Read returns them empty.
+		"cluster_name": types.StringNull(), "scheduler_parameters": tfutil.EmptyList(types.StringType),
+		"prolog": types.StringNull(), "epilog": types.StringNull(), "extra": tfutil.EmptyMap(types.StringType),
 		"suspend_time": types.Int64Null(), "resume_timeout": types.Int64Null(),
 	})
 }
@@ -178,8 +179,7 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 					},
 				},
 			},
-			"buckets": schema.ListNestedAttribute{
-				Optional:            true,
+			"buckets": tfutil.OptionalListNested(schema.ListNestedAttribute{
 				MarkdownDescription: "Cloud Storage buckets every VM mounts with Cloud Storage FUSE, tuned per profile.",
 				Validators:          []validator.List{listvalidator.SizeAtMost(16)},
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
@@ -192,7 +192,7 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 					},
 					"cache_dir": schema.StringAttribute{Optional: true, MarkdownDescription: "Enables gcsfuse's file cache in this directory (a local SSD path)."},
 				}},
-			},
+			}),
 			"controller": schema.SingleNestedAttribute{
 				Optional: true, Computed: true,
 				MarkdownDescription: "The controller VM (`<name>-controller`): slurmctld, slurmrestd and the agent. Changing its machine type, boot disk or image replaces the cluster.",
@@ -241,10 +241,10 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 						Computed:            true,
 						MarkdownDescription: "Slurm's `ClusterName`: the cluster's `name`.",
 					},
-					"scheduler_parameters": schema.ListAttribute{
-						Optional: true, ElementType: types.StringType,
+					"scheduler_parameters": tfutil.OptionalList(schema.ListAttribute{
+						ElementType:         types.StringType,
 						MarkdownDescription: "`SchedulerParameters` options added to the product's defaults (`bf_continue`, `salloc_wait_nodes`, `sbatch_wait_nodes`), one per entry; an entry with a default's name replaces it.",
-					},
+					}),
 					"prolog": schema.StringAttribute{
 						Optional:            true,
 						MarkdownDescription: "Prolog script body (starting with `#!`), run by slurmd before each job.",
@@ -253,10 +253,10 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 						Optional:            true,
 						MarkdownDescription: "Epilog script body (starting with `#!`), run by slurmd after each job.",
 					},
-					"extra": schema.MapAttribute{
-						Optional: true, ElementType: types.StringType,
+					"extra": tfutil.OptionalMap(schema.MapAttribute{
+						ElementType:         types.StringType,
 						MarkdownDescription: "Further slurm.conf settings (`MaxJobCount = \"20000\"`). Only settings Slurm 22.05 and later accept, and none the product manages itself, are allowed; both are checked at plan.",
-					},
+					}),
 					"suspend_time": schema.Int64Attribute{
 						Optional:            true,
 						MarkdownDescription: fmt.Sprintf("Seconds an idle dynamic node stays up before it is deleted (partitions may override). Default %d.", clusterconfig.DefaultSuspendTime),

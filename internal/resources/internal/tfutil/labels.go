@@ -21,13 +21,15 @@ import (
 // LabelsAttribute is the `labels` attribute of a resource that calls itself what ("instance"). Its
 // keys and values are checked against Google Cloud's label rules at plan time, so a bad label never
 // costs an API call; the creation marker's key is the provider's own (label_ownership.go).
+// Like every optional collection it is Optional+Computed with an empty default (collections.go),
+// so `labels = {}` and no labels both round-trip, also through import.
 func LabelsAttribute(what string) schema.MapAttribute {
-	return schema.MapAttribute{
-		Optional: true, ElementType: types.StringType,
+	return OptionalMap(schema.MapAttribute{
+		ElementType: types.StringType,
 		MarkdownDescription: "Labels of the " + what + ". The provider's `default_labels` are added; a label set here wins. " +
 			"The label `" + CreateMarkerLabel + "` is the provider's own (it marks a create that has not finished) and cannot be set.",
 		Validators: []validator.Map{LabelsValidator(), reservedKeyValidator{}},
-	}
+	})
 }
 
 // EffectiveLabelsAttribute is the computed `effective_labels` attribute that goes with LabelsAttribute.
@@ -100,7 +102,7 @@ func EffectiveLabels(ctx context.Context, p *providerdata.Data, labels types.Map
 // ReadLabels splits the labels the API holds into labels (what the configuration manages) and
 // effective_labels (all of them). A label is the configuration's when prior state had it, or when
 // it is not simply a provider default; so defaults never show up as drift in labels, while a label
-// someone added by hand does.
+// someone added by hand does. labels is never null: `labels = {}` and no labels plan the same.
 func ReadLabels(ctx context.Context, p *providerdata.Data, api map[string]string, prior types.Map) (labels, effective types.Map, diags diag.Diagnostics) {
 	priorOwn, d := LabelMap(ctx, prior)
 	diags.Append(d...)
@@ -121,9 +123,6 @@ func ReadLabels(ctx context.Context, p *providerdata.Data, api map[string]string
 	}
 	effective, d = types.MapValueFrom(ctx, types.StringType, all)
 	diags.Append(d...)
-	if len(own) == 0 && (prior.IsNull() || prior.IsUnknown()) {
-		return types.MapNull(types.StringType), effective, diags
-	}
 	labels, d = types.MapValueFrom(ctx, types.StringType, own)
 	diags.Append(d...)
 	return labels, effective, diags

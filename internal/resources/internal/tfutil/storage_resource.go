@@ -90,6 +90,7 @@ func (r StorageResource[M, D, T]) Read(ctx context.Context, req resource.ReadReq
 	}
 	resp.Diagnostics.Append(r.Flatten(ctx, inst, &state)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	resp.Diagnostics.Append(ReadNonNullCollections(ctx, &resp.State)...)
 }
 
 func (r StorageResource[M, D, T]) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {

@@ -1,0 +1,32 @@
+package trainingcluster_test
+
+import (
+	"testing"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/acctest"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/trainingcluster"
+)
+
+// buckets = [], slurm.scheduler_parameters = [], slurm.extra = {}, accounting.qos = [] and
+// labels = {} (modules/training-cluster passes most of them), and all of them unset, plan nothing
+// after apply, refresh and import (issue 19).
+func TestAccTrainingCluster_collectionsRoundTrip(t *testing.T) {
+	env := acctest.New(t)
+	acctest.StartFakeAgent(t, env.Env)
+	env.TestCollectionsRoundTrip(t, acctest.RoundTrip{
+		Factories: factories, New: trainingcluster.NewResource,
+		Prelude: storageConfig("hc-tccol"),
+		Body: map[string]any{
+			"name": "hccol", "network": acctest.HCL("hypercompute_network.net.name"),
+			"home":  map[string]any{"filestore": acctest.HCL("hypercompute_filestore.home.id")},
+			"agent": map[string]any{"url": "file:///opt/hypercompute-agent", "sha256": fakeSHA},
+			"login": map[string]any{"count": 0},
+			// Set objects, so their collections are injected.
+			"slurm":           map[string]any{"suspend_time": 600},
+			"accounting":      map[string]any{"fair_share": true},
+			"service_account": map[string]any{"email": "default"},
+		},
+		Unprotect: map[string]any{"deletion_protection": false},
+		Distinct:  map[string]string{"service_account.scopes": "[] is a VM without scopes; unset, the scopes the buckets' profiles need"},
+	})
+}
