@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The modules' `terraform test` suites and the blueprints' validate + plan, against an API-only
-# local cloud (no VM boots, so cluster and partition tests are plan-only). Run by `make test`.
+# local cloud (no VM boots, so cluster and partition tests are plan-only). Run by `make test`, which
+# also applies the blueprints: internal/blueprints (ml-staging, ml-prod) and make demo (ml-dev).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
