@@ -2,8 +2,10 @@
 # make demo: start the local cloud with its local runtime (emulated VMs boot as real hosts running
 # the production payload and Debian's Slurm), apply the ml-dev blueprint — network, Filestore /home,
 # Managed Lustre, a Slurm cluster and a CPU training run (the tiny-gpt recipe, to completion) — show
-# the outputs, what the local cloud holds, `sinfo` on the login VM and the run's loss curve, then
-# destroy. KEEP=1 leaves the environment and the emulator running.
+# the outputs, what the local cloud holds, `sinfo` on the login VM and the run's loss curve; check
+# that the plan is empty, grow the debug partition in place and check again; then destroy and check
+# that the local cloud holds nothing the apply made. KEEP=1 leaves the environment and the emulator
+# running.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -60,6 +62,29 @@ tf output -json -state="$work/terraform.tfstate" training | jq -r '
   "  loss \(.first_loss * 1000 | round / 1000) at the first step -> \(.last_loss * 1000 | round / 1000) at the last",
   "  \(.checkpoints) checkpoints, the newest at step \(.last_checkpoint_step), in \(.checkpoint_directory)",
   "  log: \(.log_path)"'
+# An applied environment must plan nothing, before and after an in-place change: a plan that never
+# settles would have every later apply touch the cluster.
+settled() { # settled WHEN
+  local rc=0
+  tf plan -input=false -no-color -detailed-exitcode "${vars[@]}" >"$work/plan.txt" 2>&1 || rc=$?
+  if [ "$rc" != 0 ]; then
+    cat "$work/plan.txt"
+    echo "terraform plan -detailed-exitcode $1 exited $rc, not 0 (2: changes, 1: an error)" >&2
+    exit 1
+  fi
+  echo "  terraform plan $1: no changes"
+}
+echo "==> the applied environment plans nothing"
+settled "after the apply"
+echo "==> an in-place change: the debug partition grows from 2 to 3 static nodes (a real VM boots and registers with Slurm)"
+vars+=(-var debug_nodes=3)
+tf apply -input=false -auto-approve -no-color "${vars[@]}" >"$work/apply-change.txt" 2>&1 || { cat "$work/apply-change.txt"; exit 1; }
+grep -q 'Resources: 0 added, 1 changed, 0 destroyed' "$work/apply-change.txt" || {
+  cat "$work/apply-change.txt"
+  echo "the node count change was not one in-place update" >&2
+  exit 1
+}
+settled "after the in-place change"
 if [ "${KEEP:-0}" = 1 ]; then
   echo "==> KEEP=1: left running. Emulator pid $emu at $listen; state in $work."
   echo "    export HYPERCOMPUTE_EMULATOR_HOST=$listen TF_CLI_CONFIG_FILE=$TF_CLI_CONFIG_FILE"
@@ -68,3 +93,12 @@ if [ "${KEEP:-0}" = 1 ]; then
 fi
 echo "==> destroying"
 tf destroy -input=false -auto-approve -no-color "${vars[@]}" | grep -E 'Destr|Error'
+# Nothing the apply made may outlive the destroy; the agent's bucket is the demo's own.
+left="$(curl -sf "http://$listen/emulator/v1/inventory" | jq -r --arg b "$bucket" \
+  '.kinds | to_entries[] | .key as $k | .value[] | select(($k == "storage.buckets" and .name == $b) | not) | "  \($k)\t\(.name)"')"
+if [ -n "$left" ]; then
+  echo "after the destroy the local cloud still holds:" >&2
+  echo "$left" >&2
+  exit 1
+fi
+echo "==> the local cloud holds nothing the apply made"
