@@ -12,7 +12,7 @@ import (
 
 // killRank kills one trainer rank of job j with SIGKILL, as an OOM kill, a
 // segfault or an NCCL abort would end it.
-func killRank(t *testing.T, j Job) {
+func killRank(t testing.TB, j Job) {
 	t.Helper()
 	if out, err := exec.Command("pkill", "-9", "-n", "-f", j.RunDir+"/train.py").CombinedOutput(); err != nil {
 		t.Fatalf("pkill: %v: %s", err, out)
@@ -20,7 +20,7 @@ func killRank(t *testing.T, j Job) {
 }
 
 // waitTrained waits until the job checkpointed and logged steps past it.
-func waitTrained(t *testing.T, j Job, id string, pastStep int) Progress {
+func waitTrained(t testing.TB, j Job, id string, pastStep int) Progress {
 	t.Helper()
 	var p Progress
 	if err := waitUntil(90*time.Second, "a checkpoint and steps past it", func() bool {

@@ -45,7 +45,7 @@ func containsStep(ms []metric, step int) bool {
 	return false
 }
 
-func submit(t *testing.T, j Job) string {
+func submit(t testing.TB, j Job) string {
 	t.Helper()
 	s, err := Render(j)
 	if err != nil {
@@ -69,7 +69,7 @@ func submit(t *testing.T, j Job) string {
 
 var jobField = regexp.MustCompile(`(\w+)=(\S*)`)
 
-func jobInfo(t *testing.T, id string) map[string]string {
+func jobInfo(t testing.TB, id string) map[string]string {
 	t.Helper()
 	out, err := exec.Command("scontrol", "-o", "show", "job", id).Output()
 	if err != nil {
@@ -82,7 +82,7 @@ func jobInfo(t *testing.T, id string) map[string]string {
 	return m
 }
 
-func waitJobEnd(t *testing.T, id string, limit time.Duration) map[string]string {
+func waitJobEnd(t testing.TB, id string, limit time.Duration) map[string]string {
 	t.Helper()
 	var info map[string]string
 	err := waitUntil(limit, "job "+id+" to end", func() bool {
@@ -139,7 +139,7 @@ func readMetrics(t *testing.T, path string) []metric {
 	return ms
 }
 
-func jobLog(t *testing.T, j Job, id string) string {
+func jobLog(t testing.TB, j Job, id string) string {
 	data, _ := os.ReadFile(filepath.Join(j.RunDir, "slurm-"+id+".out"))
 	return string(data)
 }

@@ -33,7 +33,7 @@ func TestMain(m *testing.M) { os.Exit(sharedSlurm.Main(m)) }
 
 // needSlurm returns the running test Slurm, starting it on first use, or skips the test with the
 // reason it cannot run here.
-func needSlurm(t *testing.T) *testSlurm {
+func needSlurm(t testing.TB) *testSlurm {
 	t.Helper()
 	c := sharedSlurm.Get(t)
 	return &testSlurm{Cluster: c, gpuPartitions: gpuPartitions}

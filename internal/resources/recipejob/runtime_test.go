@@ -3,6 +3,7 @@ package recipejob_test
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -34,7 +35,8 @@ func runtimeJob(name string, maxSteps int, interval, waitFor string) string {
 // (1) a short job on two nodes runs to COMPLETED with a falling loss and a checkpoint, refresh
 // and import agree; (2) a long job requeued with scontrol, then one of its nodes reset through
 // the Compute API, resumes each time from its newest checkpoint (the step counter continues, the
-// work lost stays under one interval); (3) removing the job cancels it in Slurm.
+// work lost stays under one interval), and after a trainer rank is killed (an OOM, a segfault) its
+// restart policy restarts the step inside the same Slurm job; (3) removing the job cancels it.
 func TestAccRecipeJob_localRuntime(t *testing.T) {
 	acctest.RequireTorch(t)
 	env, agentPath, agentSHA := acctest.NewSlurmRuntime(t)
@@ -125,6 +127,41 @@ func TestAccRecipeJob_localRuntime(t *testing.T) {
 		}
 		return err
 	})
+	// killRank is what an OOM, a segfault or an NCCL abort looks like: one trainer rank dies with
+	// SIGKILL. The job's restart policy restarts the step inside the same Slurm job, from the
+	// newest checkpoint, with no person and no requeue.
+	killRank := func(*terraform.State) error {
+		before, bp, err := waitUntil("long", "a checkpoint of the running job", 90*time.Second, func(r cc.JobReport, p recipes.Progress) bool {
+			return r.State == "RUNNING" && p.LastCheckpointStep > resumedAt
+		})
+		if err != nil {
+			return err
+		}
+		nodes, err := cc.ExpandHostlist(before.Nodes)
+		if err != nil || len(nodes) == 0 {
+			return fmt.Errorf("the job runs on %q: %v", before.Nodes, err)
+		}
+		if _, err := exec(30*time.Second, nodes[0], "pkill", "-9", "-n", "-f", "jobs/long/.*train.py"); err != nil {
+			return err
+		}
+		after, ap, err := waitUntil("long", "the step to restart by itself", 2*time.Minute, func(r cc.JobReport, p recipes.Progress) bool {
+			return r.State == "RUNNING" && r.AutoRestarts == before.AutoRestarts+1 && p.Restarts == bp.Restarts+1 && p.Step > bp.LastCheckpointStep
+		})
+		if err != nil {
+			return err
+		}
+		if after.JobID != before.JobID || after.Requeues != before.Requeues {
+			return fmt.Errorf("the crash was handled by Slurm (job %d → %d, requeues %d → %d), not by the restart policy inside the job", before.JobID, after.JobID, before.Requeues, after.Requeues)
+		}
+		if !strings.Contains(after.LastRestartCause, "exit") {
+			return fmt.Errorf("last_restart_cause %q does not give the step's exit", after.LastRestartCause)
+		}
+		lost := time.Duration((ap.LostSeconds - bp.LostSeconds) * float64(time.Second))
+		if lost < 0 || lost >= interval {
+			return fmt.Errorf("the automatic restart lost %s of work; the checkpoint interval is %s", lost, interval)
+		}
+		return nil
+	}
 	cancelled := func(*terraform.State) error {
 		out, err := slurm("squeue -h -o %i; scontrol -o show job " + strconv.Itoa(longID))
 		if err != nil {
@@ -139,6 +176,11 @@ func TestAccRecipeJob_localRuntime(t *testing.T) {
 		return nil
 	}
 	short := "hypercompute_recipe_job.short"
+	longJob := acctest.RuntimeTinyGPTJob("long", "cpu", fmt.Sprintf(`  overrides      = { max_steps = 1000000 }
+  checkpoint     = { interval = %q }
+  restart_policy = { max_restarts = 2, backoff = "1s" }
+  wait_for       = "running"
+`, formatSeconds(interval)))
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: factories,
 		Steps: []resource.TestStep{
@@ -168,12 +210,16 @@ func TestAccRecipeJob_localRuntime(t *testing.T) {
 				ImportStateVerifyIgnore: []string{"wait_for", "timeouts"},
 			},
 			{
-				Config: env.Config(base + runtimeJob("long", 1000000, formatSeconds(interval), "running")),
-				Check:  resource.ComposeAggregateTestCheckFunc(requeue, resetNode),
+				Config: env.Config(base + longJob),
+				Check:  resource.ComposeAggregateTestCheckFunc(requeue, resetNode, killRank),
 			},
 			{
 				RefreshState: true,
-				Check:        resource.TestCheckResourceAttr("hypercompute_recipe_job.long", "restarts", "2"),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("hypercompute_recipe_job.long", "restarts", "3"),
+					resource.TestCheckResourceAttr("hypercompute_recipe_job.long", "auto_restarts", "1"),
+					resource.TestMatchResourceAttr("hypercompute_recipe_job.long", "last_restart_cause", regexp.MustCompile(`exit`)),
+				),
 			},
 			{
 				Config: env.Config(base),
