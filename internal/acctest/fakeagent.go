@@ -203,16 +203,11 @@ func (f *FakeAgent) play(key string, inst *computepb.Instance) {
 		f.put(key, cc.GuestAttrError, err.Error())
 		return
 	}
-	var parts []cc.Partition
-	for k, v := range md {
-		if strings.HasPrefix(k, cc.PartitionKeyPrefix) {
-			if p, err := cc.DecodePartition(c.Name, []byte(v)); err == nil {
-				parts = append(parts, p)
-			}
-		}
-	}
-	slices.SortFunc(parts, func(a, b cc.Partition) int { return strings.Compare(a.Name, b.Name) })
-	hash, err := cc.Hash(c, parts)
+	// The real agent's rendering, health policies included (cc.Render), so the fake reports the
+	// hash the agent would.
+	parts := cc.PartitionsOf(c.Name, md)
+	applied, err := cc.Render(c, parts, cc.HealthPoliciesOf(md))
+	hash := applied.Hash()
 	if err != nil {
 		f.put(key, cc.GuestAttrConfigError, "- "+err.Error())
 		return

@@ -115,19 +115,19 @@ func (c *controller) reconcile(ctx context.Context, n cc.Node, attrs map[string]
 	if err != nil {
 		return err
 	}
-	cluster = cluster.WithDefaults()
-	files, err := cc.RenderFiles(cluster, parts)
+	policies, err := cc.DecodeHealthPolicies(attrs)
 	if err != nil {
 		return err
 	}
-	policies, err := healthPolicies(attrs)
+	// What the provider waits for is the hash of this same rendering (cc.AppliedHash).
+	desired, err := cc.Render(cluster, parts, policies)
 	if err != nil {
 		return err
 	}
-	if cluster, files, err = c.withHealth(cluster, parts, policies, files); err != nil {
+	if err := c.withHealth(desired, policies); err != nil {
 		return err
 	}
-	hash := cc.HashFiles(files)
+	cluster, files, hash := desired.Cluster, desired.Files, desired.Hash()
 	l := cluster.Layout
 	slurm, err := lookupAccount(l.SlurmUser, "slurm")
 	if err != nil {

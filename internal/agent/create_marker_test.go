@@ -33,7 +33,7 @@ func TestControllerReadsKeysWithTheCreationMarker(t *testing.T) {
 		if err != nil || len(parts) != 1 {
 			t.Fatalf("%s: partitions %v, %v", name, parts, err)
 		}
-		policies, err := healthPolicies(attrs)
+		policies, err := cc.DecodeHealthPolicies(attrs)
 		if err != nil || len(policies) != 1 {
 			t.Fatalf("%s: policies %v, %v", name, policies, err)
 		}
@@ -43,8 +43,8 @@ func TestControllerReadsKeysWithTheCreationMarker(t *testing.T) {
 	}
 	_, p1, _ := DesiredConfig(plain)
 	_, p2, _ := DesiredConfig(marked)
-	h1, _ := healthPolicies(plain)
-	h2, _ := healthPolicies(marked)
+	h1, _ := cc.DecodeHealthPolicies(plain)
+	h2, _ := cc.DecodeHealthPolicies(marked)
 	j1, _ := decodeJob("train", plain[cc.JobKey("train")])
 	j2, _ := decodeJob("train", marked[cc.JobKey("train")])
 	if !reflect.DeepEqual(p1, p2) || !reflect.DeepEqual(h1, h2) || !reflect.DeepEqual(j1, j2) {

@@ -2,8 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"path"
 	"slices"
 	"sort"
@@ -14,60 +12,14 @@ import (
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/slurm"
 )
 
-// healthPolicies decodes every health policy on the controller's metadata, sorted by name.
-func healthPolicies(attrs map[string]string) ([]cc.HealthPolicy, error) {
-	var keys []string
-	for k := range attrs {
-		if strings.HasPrefix(k, cc.HealthPolicyKeyPrefix) {
-			keys = append(keys, k)
-		}
+// withHealth takes the resolved health policies for the passes and repairs, and writes the
+// HealthCheckProgram wrapper slurm.conf's hook runs, which the validator insists exists.
+func (c *controller) withHealth(a cc.Applied, policies []cc.HealthPolicy) error {
+	c.policies, c.plan = policies, a.Health
+	if a.Cluster.Health == nil {
+		return nil
 	}
-	sort.Strings(keys)
-	var out []cc.HealthPolicy
-	for _, k := range keys {
-		p, err := cc.DecodeHealthPolicy([]byte(attrs[k]))
-		if err != nil {
-			return nil, fmt.Errorf("metadata key %s: %w", k, err)
-		}
-		if want := cc.HealthPolicyKey(p.Name); want != k {
-			return nil, fmt.Errorf("metadata key %s holds health policy %q, which belongs under %s", k, p.Name, want)
-		}
-		out = append(out, p)
-	}
-	return out, nil
-}
-
-// withHealth resolves the health policies into the cluster's slurm.conf hook and the files the
-// nodes need (the plan, the prolog/epilog scripts), and writes the HealthCheckProgram wrapper,
-// which the validator insists exists.
-func (c *controller) withHealth(cluster cc.Cluster, parts []cc.Partition, policies []cc.HealthPolicy, files map[string][]byte) (cc.Cluster, map[string][]byte, error) {
-	c.policies = policies
-	if len(policies) == 0 {
-		return cluster, files, nil
-	}
-	l := cluster.Layout
-	plan := cc.ResolveHealth(policies, parts)
-	c.plan = plan
-	cluster.Health = plan.HealthHook(l)
-	if cluster.Health == nil {
-		return cluster, files, nil
-	}
-	if err := writeHealthProgram(l); err != nil {
-		return cluster, nil, err
-	}
-	files, err := cc.RenderFiles(cluster, parts)
-	if err != nil {
-		return cluster, nil, err
-	}
-	for p, b := range plan.HealthScripts(l) {
-		files[p] = b
-	}
-	b, err := json.MarshalIndent(plan, "", "  ")
-	if err != nil {
-		return cluster, nil, err
-	}
-	files[path.Join(l.ConfDir, cc.SharedHealthPlan)] = append(b, '\n')
-	return cluster, files, nil
+	return writeHealthProgram(a.Cluster.Layout)
 }
 
 func writeHealthProgram(l cc.Layout) error {

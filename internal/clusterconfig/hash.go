@@ -31,8 +31,9 @@ func RenderFiles(c Cluster, parts []Partition) (map[string][]byte, error) {
 	return files, nil
 }
 
-// Hash is the configuration hash the agent reports as applied and the
-// provider expects: the SHA-256 of the rendered files (HashFiles).
+// Hash is the SHA-256 of the files of a cluster and its partitions alone (HashFiles of
+// RenderFiles). What the controller reports once it applied a configuration also covers its
+// health policies: that is Render's hash (AppliedHash).
 func Hash(c Cluster, parts []Partition) (string, error) {
 	files, err := RenderFiles(c, parts)
 	if err != nil {

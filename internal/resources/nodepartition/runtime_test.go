@@ -2,6 +2,7 @@ package nodepartition_test
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -86,6 +87,102 @@ func TestAccNodePartition_localRuntimeDynamic(t *testing.T) {
 		return nil
 	}
 	staticPartition := acctest.RuntimePartitionConfig("static", "st", "n2-standard-2", 1)
+
+	// Scale-down of a dynamic node that runs a job (issue 24, item 3): the apply names the job it
+	// waits for, gives up at drain_timeout (plus a bound for the controller's passes), and once the
+	// job is gone the next apply deletes the VM and leaves no ghost node in Slurm. The job goes to
+	// d1: d0 is still powering down from the first step (SuspendTimeout), its VM already deleted.
+	var jobID string
+	var applyStart time.Time
+	const drainTimeout = 20 * time.Second
+	busyNode := func() {
+		out, err := slurm(time.Minute, "sbatch --parsable -p dyn -N 1 -w hce-dyn-d1 -J hold-d1 --wrap 'sleep 900'")
+		if err != nil {
+			t.Fatalf("sbatch: %v", err)
+		}
+		jobID = strings.TrimSpace(out)
+		if err := waitFor("job "+jobID+" to run on hce-dyn-d1", 4*time.Minute, func() bool {
+			out, _ := slurm(20*time.Second, "squeue -h -j "+jobID+" -o '%T %N'")
+			return strings.TrimSpace(out) == "RUNNING hce-dyn-d1"
+		}); err != nil {
+			diag, _ := slurm(20*time.Second, "squeue; sinfo -N -l")
+			t.Fatalf("%v\n%s", err, diag)
+		}
+		applyStart = time.Now()
+	}
+	scaledDown := strings.Replace(runtimeConfig(agentPath, agentSHA), "max_dynamic_node_count = 2",
+		fmt.Sprintf("static_node_count = 1\n  max_dynamic_node_count = 0\n  drain_timeout = %q", drainTimeout), 1)
+	// A hang must fail the step, not the test binary's timeout.
+	scaledDown = strings.Replace(scaledDown, `timeouts = { create = "5m" }`, `timeouts = { create = "5m", update = "5m" }`, 1) + staticPartition
+	cancelJob := func() {
+		elapsed := time.Since(applyStart)
+		t.Logf("the scale-down that waited for job %s gave up after %s (drain_timeout %s)", jobID, elapsed.Round(time.Second), drainTimeout)
+		if elapsed > drainTimeout+2*time.Minute {
+			t.Fatalf("the scale-down that waited for job %s failed only after %s; drain_timeout is %s", jobID, elapsed.Round(time.Second), drainTimeout)
+		}
+		if vms := vmNames(env.Env, "hce-dyn"); !slices.Contains(vms, "hce-dyn-d1") {
+			t.Fatalf("after the scale-down gave up, the busy node's VM must stay: %v", vms)
+		}
+		if _, err := slurm(20*time.Second, "scancel "+jobID); err != nil {
+			t.Fatalf("scancel: %v", err)
+		}
+		applyStart = time.Now()
+	}
+	noGhost := func(*terraform.State) error {
+		elapsed := time.Since(applyStart)
+		t.Logf("the scale-down of the emptied node took %s", elapsed.Round(time.Second))
+		if elapsed > 2*time.Minute {
+			return fmt.Errorf("the scale-down of an idle node took %s", elapsed.Round(time.Second))
+		}
+		if vms := vmNames(env.Env, "hce-dyn"); !slices.Equal(vms, []string{"hce-dyn-0"}) {
+			return fmt.Errorf("VMs of partition dyn after the scale-down: %v, want only its static node hce-dyn-0", vms)
+		}
+		out, err := slurm(20*time.Second, "sinfo -h -N -o '%N %P %T'")
+		if err != nil {
+			return err
+		}
+		if strings.Contains(out, "hce-dyn-d") {
+			return fmt.Errorf("Slurm still lists dynamic nodes the scale-down removed:\n%s", out)
+		}
+		return nil
+	}
+	// A fixed apply after a failed one converges (issue 24, item 4): a GPU partition whose first
+	// apply fails because the network has no GPU network set (while a health policy on the static
+	// partition is created beside it), then the network gets the set and the same partition is
+	// applied again: the controller takes the configuration with it. The health policy is what
+	// wedged it: the controller's agent hashes the files the policies add, and the provider waited
+	// for a hash without them.
+	gpuPartition := `
+resource "hypercompute_health_policy" "st" {
+  cluster          = hypercompute_training_cluster.c.id
+  name             = "st"
+  partitions       = [hypercompute_node_partition.static.name]
+  interval_seconds = 5
+  checks           = [{ name = "disk", paths = ["/tmp"], min_free_gb = 0.05, schedules = ["boot", "periodic"], action = "reboot" }]
+  timeouts         = { create = "3m", delete = "2m" }
+}
+
+resource "hypercompute_node_partition" "a3h" {
+  cluster                = hypercompute_training_cluster.c.id
+  name                   = "a3h"
+  machine_type           = "a3-highgpu-8g"
+  max_dynamic_node_count = 2
+  timeouts               = { create = "3m" }
+}
+`
+	withGPUNetworks := strings.Replace(scaledDown, `subnet = { cidr = "10.0.0.0/20" }`,
+		`subnet = { cidr = "10.0.0.0/20" }
+  gpu_networks = { stack = "tcpx" }`, 1)
+	gpuConfigured := func(*terraform.State) error {
+		out, err := slurm(20*time.Second, "sinfo -h -p a3h -N -o '%N %G'")
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(out, "hce-a3h-d0") || !strings.Contains(out, "gpu:") {
+			return fmt.Errorf("after the fixed apply Slurm's a3h partition is %q, want its dynamic GPU nodes", out)
+		}
+		return nil
+	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: factories,
 		Steps: []resource.TestStep{
@@ -96,6 +193,24 @@ func TestAccNodePartition_localRuntimeDynamic(t *testing.T) {
 			{
 				Config: env.Config(runtimeConfig(agentPath, agentSHA) + staticPartition),
 				Check:  staticReady,
+			},
+			{
+				PreConfig:   busyNode,
+				Config:      env.Config(scaledDown),
+				ExpectError: regexp.MustCompile(`drain_timeout\s+\(20s\)[\s\S]*hce-dyn-d1[\s\S]*hold-d1`),
+			},
+			{
+				PreConfig: cancelJob,
+				Config:    env.Config(scaledDown),
+				Check:     noGhost,
+			},
+			{
+				Config:      env.Config(scaledDown + gpuPartition),
+				ExpectError: regexp.MustCompile(`needs the tcpx GPU network set`),
+			},
+			{
+				Config: env.Config(withGPUNetworks + gpuPartition),
+				Check:  gpuConfigured,
 			},
 		},
 	})

@@ -29,9 +29,9 @@ func (w appliedWait) report() tfutil.ReportWait {
 	return tfutil.ReportWait{Clients: w.cl, VM: tfutil.ControllerVM(w.ref), Max: w.poll, IgnoreFailure: true}
 }
 
-// untilApplied waits until the controller reports config-hash equal to the hash of the cluster and
-// every partition in its metadata now (not only this one's: another partition applied at the same
-// time is part of what the agent applies). It fails with the agent's own words when the agent
+// untilApplied waits until the controller reports config-hash equal to the hash of what its
+// metadata holds now (cc.AppliedHash: the cluster, every partition, not only this one, and the
+// health policies). It fails with the agent's own words when the agent
 // rejected that configuration or failed.
 func (w appliedWait) untilApplied(ctx context.Context) error {
 	var expected string
@@ -40,8 +40,9 @@ func (w appliedWait) untilApplied(ctx context.Context) error {
 		if err != nil {
 			return false, err
 		}
-		ci := clusterFrom(w.ref, inst, cfg)
-		expected, err = cc.Hash(ci.cfg, ci.partitionsWith("", nil))
+		// Every partition and health policy on the controller now is part of what it applies
+		// (another one applied at the same time too).
+		expected, err = cc.AppliedHash(cfg, metadataItems(inst))
 		if err != nil {
 			return false, fmt.Errorf("the cluster's configuration cannot be rendered: %w", err)
 		}

@@ -5,8 +5,6 @@ import (
 
 	"context"
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -18,8 +16,7 @@ import (
 // drift is what the controller runs that no resource declared: the files its agent reports
 // changed out of band, and a reported config hash that is not the hash of the configuration in
 // its metadata. A rejected configuration is not drift here (the apply that wrote it failed with
-// slurmctld's words), nor is a pass in progress or a cluster with health policies, whose
-// rendering only the agent knows.
+// slurmctld's words), nor is a pass in progress.
 func (o observed) drift() []string {
 	var out []string
 	if o.ctl == nil {
@@ -33,15 +30,7 @@ func (o observed) drift() []string {
 	if o.cluster == nil || o.report.Phase != clusterconfig.PhaseReady || o.report.ConfigHash == "" {
 		return out
 	}
-	md := metadataMap(o.ctl.GetMetadata())
-	for k := range md {
-		if strings.HasPrefix(k, clusterconfig.HealthPolicyKeyPrefix) {
-			return out
-		}
-	}
-	parts := partitionsOf(o.cluster.Name, md)
-	slices.SortFunc(parts, func(a, b clusterconfig.Partition) int { return strings.Compare(a.Name, b.Name) })
-	want, err := clusterconfig.Hash(*o.cluster, parts)
+	want, err := clusterconfig.AppliedHash(*o.cluster, metadataMap(o.ctl.GetMetadata()))
 	if err != nil {
 		return out
 	}

@@ -95,8 +95,9 @@ func isTransient(err error) bool {
 	return errors.Is(err, context.DeadlineExceeded)
 }
 
-// expectCluster is the controller's expectation: the hash of this apply's cluster config and the
-// partitions the controller's metadata holds now (other resources add and change them at any time,
+// expectCluster is the controller's expectation: the hash of this apply's cluster config with the
+// partitions and health policies the controller's metadata holds now (clusterconfig.AppliedHash;
+// other resources add and change them at any time,
 // so it is recomputed on every poll). A cluster config someone else wrote meanwhile ends the wait:
 // the controller will never report this apply's hash.
 func expectCluster(cluster clusterconfig.Cluster, encoded string) expectFunc {
@@ -105,21 +106,6 @@ func expectCluster(cluster clusterconfig.Cluster, encoded string) expectFunc {
 		if md[clusterconfig.ClusterKey] != encoded {
 			return "", fmt.Errorf("the cluster configuration on VM %s was changed by someone else while waiting for the controller to apply it; run the apply again", inst.GetName())
 		}
-		return clusterconfig.Hash(cluster, partitionsOf(cluster.Name, md))
+		return clusterconfig.AppliedHash(cluster, md)
 	}
-}
-
-// partitionsOf decodes the partitions in the controller's metadata. One that does not decode is
-// left out, as the agent leaves it out of slurm.conf.
-func partitionsOf(cluster string, md map[string]string) []clusterconfig.Partition {
-	var out []clusterconfig.Partition
-	for k, v := range md {
-		if !strings.HasPrefix(k, clusterconfig.PartitionKeyPrefix) {
-			continue
-		}
-		if p, err := clusterconfig.DecodePartition(cluster, []byte(v)); err == nil {
-			out = append(out, p)
-		}
-	}
-	return out
 }
