@@ -20,6 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/acctest"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/emulatortest"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/provider"
 )
@@ -47,7 +48,7 @@ type blueprint struct {
 
 // newBlueprint copies examples/blueprints/<name> and modules/, points the provider at env (the
 // blueprints' provider blocks name no emulator, as a user's would not) and runs terraform init,
-// which installs the modules from the copied tree.
+// which installs the modules from the copied tree and keeps the state in env's Cloud Storage.
 func newBlueprint(tb testing.TB, env *emulatortest.Env, name string, vars map[string]string) *blueprint {
 	tb.Helper()
 	root := repoRoot(tb)
@@ -73,8 +74,13 @@ func newBlueprint(tb testing.TB, env *emulatortest.Env, name string, vars map[st
 	tb.Setenv("CHECKPOINT_DISABLE", "1")
 	tb.Setenv("TF_IN_AUTOMATION", "1")
 	b := &blueprint{tb: tb, name: name, tf: tf, vars: maps.Clone(vars)}
+	// The blueprint's own gcs backend, on the local cloud's Cloud Storage as backend/local.hcl says.
+	opts := []tfexec.InitOption{}
+	for _, c := range acctest.LocalStateBackend(tb, env) {
+		opts = append(opts, tfexec.BackendConfig(c))
+	}
 	b.run("init", func(ctx context.Context, r tfexec.ReattachInfo) error {
-		return tf.Init(ctx, tfexec.Reattach(r), tfexec.Backend(false))
+		return tf.Init(ctx, append(opts, tfexec.Reattach(r))...)
 	})
 	return b
 }
