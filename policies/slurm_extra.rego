@@ -24,10 +24,15 @@ deny contains violation("slurm_managed_keys", rc, msg) if {
 	some name, reason in managed.keys
 	lower(trim_space(key)) == lower(name)
 	msg := sprintf(
-		"slurm.extra sets %q, a %s hypercompute manages (%s): %s; %s keeps the product's value, remove the key",
-		[key, managed.what, name, reason, environment],
+		"slurm.extra sets %s, a %s hypercompute manages: %s; in %s slurm.extra overrides no managed key, remove it",
+		[key_shown(key, name), managed.what, reason, environment],
 	)
 }
+
+# key_shown names the key as given, and Slurm's spelling when that differs.
+key_shown(key, name) := sprintf("%q", [key]) if key == name
+
+key_shown(key, name) := sprintf("%q (%s)", [key, name]) if key != name
 
 deny contains violation("slurm_managed_keys", rc, unknown_msg("slurm.extra")) if {
 	applies("slurm_managed_keys")

@@ -3,7 +3,6 @@ package policy
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 )
@@ -30,10 +29,10 @@ type Result struct {
 	Violations []Violation
 }
 
-// the query's variables: what Check reads back.
-const checkQuery = "deny := " + Package + ".deny; judged := count(" + Package + ".judged); enforced := " + Package + ".enforced"
-
-// Check evaluates the policies on the JSON of a plan for the environment env.
+// Check evaluates the policies on the JSON of a plan for the environment env. The policies must
+// define, in package hypercompute.policy, `deny` (the violations), `judged` (the resource changes
+// the rules look at) and `enforced` (the rules of the environment); policies/lib.rego defines the
+// last two.
 func (p *Policies) Check(ctx context.Context, env string, planJSON []byte) (*Result, error) {
 	if err := p.CheckEnvironment(env); err != nil {
 		return nil, err
@@ -42,23 +41,38 @@ func (p *Policies) Check(ctx context.Context, env string, planJSON []byte) (*Res
 	if err != nil {
 		return nil, err
 	}
-	bindings, err := p.eval(ctx, checkQuery, plan, Data(env))
+	doc, err := p.evalPackage(ctx, plan, Data(env))
 	if err != nil {
 		return nil, err
 	}
 	res := &Result{Environment: env}
-	if res.Violations, err = violations(bindings["deny"]); err != nil {
+	if res.Violations, err = violations(doc["deny"]); err != nil {
 		return nil, err
 	}
-	if res.Rules, err = names(bindings["enforced"]); err != nil {
+	if res.Rules, err = names(doc["enforced"]); err != nil {
 		return nil, fmt.Errorf("%s.enforced: %w", Package, err)
 	}
-	n, err := toInt(bindings["judged"])
-	if err != nil {
-		return nil, fmt.Errorf("%s.judged: %w", Package, err)
+	judged, ok := doc["judged"].([]any)
+	if !ok {
+		return nil, fmt.Errorf("%s.judged must be the set of resource changes the rules judge, not %T", Package, doc["judged"])
 	}
-	res.Judged = n
+	res.Judged = len(judged)
 	return res, nil
+}
+
+// evalPackage evaluates the policies' package and returns its document, requiring the rules Check reads.
+func (p *Policies) evalPackage(ctx context.Context, plan any, data map[string]any) (map[string]any, error) {
+	v, err := p.eval(ctx, Package, plan, data)
+	if err != nil {
+		return nil, err
+	}
+	doc, _ := v.(map[string]any)
+	for _, name := range []string{"deny", "judged", "enforced"} {
+		if _, ok := doc[name]; !ok {
+			return nil, fmt.Errorf("the policies do not define %s.%s", Package, name)
+		}
+	}
+	return doc, nil
 }
 
 func violations(v any) ([]Violation, error) {
@@ -98,13 +112,4 @@ func names(v any) ([]string, error) {
 	}
 	slices.Sort(out)
 	return out, nil
-}
-
-func toInt(v any) (int, error) {
-	n, ok := v.(json.Number)
-	if !ok {
-		return 0, fmt.Errorf("a number is expected, not %T", v)
-	}
-	i, err := n.Int64()
-	return int(i), err
 }

@@ -61,7 +61,7 @@ func load(fsys fs.FS, where string) (*Policies, error) {
 	if _, err := ast.CompileModulesWithOpt(p.modules, ast.CompileOpts{ParserOptions: ast.ParserOptions{RegoVersion: ast.RegoV1}}); err != nil {
 		return nil, fmt.Errorf("policy compile error: %w", err)
 	}
-	envs, err := p.query(context.Background(), Package+".environments")
+	envs, err := p.eval(context.Background(), Package+".environments", nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -91,10 +91,10 @@ func (p *Policies) CheckEnvironment(env string) error {
 	return nil
 }
 
-// query evaluates a query of one expression (no input, no data) and returns its value; an
-// undefined result is an error naming the query.
-func (p *Policies) query(ctx context.Context, q string) (any, error) {
-	rs, err := p.rego(q, nil, nil).Eval(ctx)
+// eval evaluates a query of one expression over input and data (either may be nil) and returns
+// its value; an undefined result is an error naming the query.
+func (p *Policies) eval(ctx context.Context, q string, input any, data map[string]any) (any, error) {
+	rs, err := p.rego(q, input, data).Eval(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("evaluating %s: %w", q, err)
 	}
@@ -102,18 +102,6 @@ func (p *Policies) query(ctx context.Context, q string) (any, error) {
 		return nil, fmt.Errorf("the policies do not define %s", q)
 	}
 	return rs[0].Expressions[0].Value, nil
-}
-
-// eval evaluates a query that binds variables over input and data, and returns the bindings.
-func (p *Policies) eval(ctx context.Context, q string, input any, data map[string]any) (rego.Vars, error) {
-	rs, err := p.rego(q, input, data).Eval(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("evaluating the policies: %w", err)
-	}
-	if len(rs) == 0 {
-		return nil, fmt.Errorf("the policies do not define all of %s", q)
-	}
-	return rs[0].Bindings, nil
 }
 
 func (p *Policies) rego(q string, input any, data map[string]any) *rego.Rego {
