@@ -244,8 +244,8 @@ func (b *blueprint) requireSettled(when string) {
 
 // applyInPlace changes variables, requires the plan to update exactly the resources named in
 // want in place (no create, delete or replacement, and no other resource touched), and applies
-// that saved plan.
-func (b *blueprint) applyInPlace(change string, vars map[string]string, want ...string) {
+// that saved plan, which it returns.
+func (b *blueprint) applyInPlace(change string, vars map[string]string, want ...string) *tfjson.Plan {
 	b.tb.Helper()
 	b.set(vars)
 	changes, plan, text := b.plan()
@@ -268,6 +268,13 @@ func (b *blueprint) applyInPlace(change string, vars map[string]string, want ...
 	if len(others) > 0 || !slices.Equal(updates, want) {
 		b.tb.Fatalf("%s: %s is not the in-place update of %v alone: updates %v, other actions %v; plan:\n%s", b.name, change, want, updates, others, text)
 	}
+	b.applySaved()
+	return plan
+}
+
+// applySaved applies the last plan's saved plan, as it was checked.
+func (b *blueprint) applySaved() {
+	b.tb.Helper()
 	planFile := b.planFile
 	b.run("apply (saved plan)", func(ctx context.Context, r tfexec.ReattachInfo) error {
 		return b.tf.Apply(ctx, tfexec.Reattach(r), tfexec.DirOrPlan(planFile))
