@@ -243,9 +243,11 @@ stage_apply() {
   init
   local rc=0
   tf apply -input=false -no-color -lock-timeout="$lock_timeout" "$work/tfplan" 2>&1 | tee "$work/apply.txt" || rc=$?
-  # A saved plan applies once: after any attempt the next apply needs a new plan and policy pass.
-  rm -f "$work/policy.passed"
-  [ "$rc" = 0 ] && return
+  if [ "$rc" = 0 ]; then
+    # A saved plan applies once; Terraform would refuse it as stale anyway.
+    rm -f "$work/policy.passed"
+    return
+  fi
   if grep -q 'Saved plan is stale' "$work/apply.txt"; then
     die "apply: $env's saved plan is stale: its state changed after the plan was made (another apply ran). Nothing was applied; run plan and policy again."
   fi
