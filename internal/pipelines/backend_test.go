@@ -49,7 +49,9 @@ func TestAccPipeline_stateBucketAndLock(t *testing.T) {
 	env := acctest.New(t)
 	tree := checkout(t)
 	c := newCLI(t, env.Env)
-	tf := func(dir string, args ...string) (string, int) { return c.run(dir, nil, "terraform", append(args, "-no-color")...) }
+	tf := func(dir string, args ...string) (string, int) {
+		return c.run(dir, nil, "terraform", append(args, "-no-color")...)
+	}
 	must := func(dir string, args ...string) string {
 		t.Helper()
 		out, rc := tf(dir, args...)
