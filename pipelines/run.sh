@@ -4,10 +4,12 @@
 # ENV is a blueprint of examples/blueprints (ml-dev, ml-staging, ml-prod). The stages:
 #   validate  terraform fmt -check, validate, and the terraform tests of the modules ENV uses (those
 #             run on a local cloud: HYPERCOMPUTE_EMULATOR_HOST's, else bin/hypercompute-emulator)
-#   plan      the promotion check, then a saved plan (tfplan) with its JSON (plan.json) and text
+#   plan      a saved plan (tfplan) with its JSON (plan.json) and text; warns when the promotion
+#             check (below) would refuse it
 #   policy    bin/hypercompute-policy on plan.json; a passed plan is marked (policy.passed)
-#   apply     exactly the saved plan, and only once policy passed it; Terraform refuses a stale plan
-#             (the state changed since it was made), and a second run while one holds the state lock
+#   apply     exactly the saved plan, and only once policy passed it and the environments before
+#             ENV in promotion.conf verified the same modules version; Terraform refuses a stale
+#             plan (the state changed since it was made), and a run while another holds the lock
 #   verify    a plan right after the apply must be empty; then records this modules version as
 #             verified in ENV, which promotion.conf's later environments require
 #   drift     plan -detailed-exitcode (scheduled): exit 0 when nothing drifted, 2 naming what did
@@ -104,8 +106,10 @@ auth() {
 bucket_in() { sed -n 's/^[[:space:]]*bucket[[:space:]]*=[[:space:]]*"\([^"]*\)".*/\1/p' "$1" | head -1; }
 record() { echo "releases/$1/$version.json"; }
 
+# check_promotion STAGE: apply refuses modules the environments before ENV did not verify; plan
+# only warns, since a plan changes nothing (and a pull request plans every environment at once).
 check_promotion() {
-  local needs from bucket obj code
+  local needs from bucket obj code missing
   needs="$(sed -n "s/^$env:[[:space:]]*//p" "$root/pipelines/promotion.conf")"
   for from in $needs; do
     bucket="$(bucket_in "$(backend_of "$from")")"
@@ -114,7 +118,11 @@ check_promotion() {
       "$storage_api/storage/v1/b/$bucket/o/${obj//\//%2F}")" || die "promotion: could not read gs://$bucket/$obj"
     case "$code" in
     200) echo "promotion: modules $version were verified in $from (gs://$bucket/$obj)" ;;
-    404) die "promotion: $env applies only modules that $needs verified first, and $from has not verified modules $version (this checkout's modules/, commit $commit): no gs://$bucket/$obj. Run $from's pipeline through verify on this revision first." ;;
+    404)
+      missing="promotion: $env applies only modules that $needs verified first, and $from has not verified modules $version (this checkout's modules/, commit $commit): no gs://$bucket/$obj. Run $from's pipeline through verify on this revision first."
+      [ "$1" = apply ] || { echo "$missing The apply stage will refuse this plan until then." >&2; continue; }
+      die "$missing"
+      ;;
     *) die "promotion: reading gs://$bucket/$obj answered HTTP $code: $(cat "$work/promotion-$from.json")" ;;
     esac
   done
@@ -208,7 +216,7 @@ stage_validate() {
 }
 
 stage_plan() {
-  check_promotion
+  check_promotion plan
   init
   rm -f "$work/tfplan" "$work/plan.json" "$work/plan.txt" "$work/plan.env" "$work/policy.passed"
   tf plan -input=false -no-color -lock-timeout="$lock_timeout" "${var_flags[@]}" -out="$work/tfplan" 2>&1 | tee "$work/plan.txt" ||
@@ -239,7 +247,7 @@ stage_apply() {
   check_saved_plan
   [ -f "$work/policy.passed" ] && [ "$(cat "$work/policy.passed")" = "$(plan_digest)" ] ||
     die "apply: $env's saved plan has not passed the policy stage: run policy on it first"
-  check_promotion
+  check_promotion apply
   init
   local rc=0
   tf apply -input=false -no-color -lock-timeout="$lock_timeout" "$work/tfplan" 2>&1 | tee "$work/apply.txt" || rc=$?

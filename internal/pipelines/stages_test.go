@@ -37,24 +37,25 @@ func newPipeline(t *testing.T, env *acctest.Env) *pipeline {
 	return &pipeline{t: t, c: c, script: filepath.Join(tree, "pipelines", "run.sh")}
 }
 
-func (p *pipeline) start(env, stage, work string) *proc {
+// start starts one stage; extra adds to its environment (variables of one blueprint).
+func (p *pipeline) start(env, stage, work string, extra ...string) *proc {
 	p.t.Helper()
-	return p.c.start(filepath.Dir(p.script), []string{"PIPELINE_WORK_DIR=" + work}, "bash", p.script, env, stage)
+	return p.c.start(filepath.Dir(p.script), append([]string{"PIPELINE_WORK_DIR=" + work}, extra...), "bash", p.script, env, stage)
 }
 
 // stage runs one stage to the end and returns its output and exit status.
-func (p *pipeline) stage(env, stage, work string) (string, int) {
+func (p *pipeline) stage(env, stage, work string, extra ...string) (string, int) {
 	p.t.Helper()
 	start := time.Now()
-	out, rc := p.start(env, stage, work).wait()
+	out, rc := p.start(env, stage, work, extra...).wait()
 	p.took = append(p.took, fmt.Sprintf("%s %s %.1fs (exit %d)", env, stage, time.Since(start).Seconds(), rc))
 	return out, rc
 }
 
 // must runs a stage that has to succeed.
-func (p *pipeline) must(env, stage, work string) string {
+func (p *pipeline) must(env, stage, work string, extra ...string) string {
 	p.t.Helper()
-	out, rc := p.stage(env, stage, work)
+	out, rc := p.stage(env, stage, work, extra...)
 	if rc != 0 {
 		p.t.Fatalf("pipelines/run.sh %s %s exited %d:\n%s", env, stage, rc, out)
 	}
@@ -80,8 +81,9 @@ func requireExit(t *testing.T, what, out string, got, rc int, wants ...string) {
 // environment is refused naming the lock's holder and, once the first finished, refused as stale;
 // verify plans nothing and records ml-dev's modules version; a firewall rule deleted behind
 // Terraform's back makes drift exit 2 naming the network. ml-staging, whose promotion needs
-// ml-dev's record, passes validate (with its modules' terraform tests), plan and policy; ml-prod's
-// plan is refused because ml-staging has not verified these modules.
+// ml-dev's record, passes validate (with its modules' terraform tests), plan and policy; ml-prod
+// plans with a warning and passes policy, but its apply is refused: ml-staging has not verified
+// these modules.
 func TestAccPipeline_stages(t *testing.T) {
 	env := acctest.New(t)
 	acctest.StartFakeAgent(t, env.Env)
@@ -148,7 +150,32 @@ func TestAccPipeline_stages(t *testing.T) {
 	requireExit(t, "ml-staging's plan", out, 0, 0, "were verified in ml-dev")
 	p.must("ml-staging", "policy", staging)
 
-	// ml-prod waits for ml-staging's verify of the same modules.
-	out, rc = p.stage("ml-prod", "plan", t.TempDir())
-	requireExit(t, "ml-prod's plan", out, rc, 1, "were verified in ml-dev", "ml-staging has not verified modules")
+	// ml-prod plans, but its apply waits for ml-staging's verify of the same modules.
+	prod := t.TempDir()
+	seedReservation(t, env, "a3mega", 32)
+	out = p.must("ml-prod", "plan", prod, "TF_VAR_a3mega_reservation=a3mega")
+	requireExit(t, "ml-prod's plan", out, 0, 0, "were verified in ml-dev", "ml-staging has not verified modules", "The apply stage will refuse this plan")
+	p.must("ml-prod", "policy", prod)
+	out, rc = p.stage("ml-prod", "apply", prod, "TF_VAR_a3mega_reservation=a3mega")
+	requireExit(t, "ml-prod's apply", out, rc, 1, "ml-staging has not verified modules")
+	if strings.Contains(out, "Apply complete") {
+		t.Fatalf("ml-prod's apply ran:\n%s", out)
+	}
+}
+
+// seedReservation makes a specific A3 Mega reservation of count VMs in the test project's zone
+// through the admin API, as tools/module-test-fixtures.sh does: a reservation partition's plan
+// checks its capacity.
+func seedReservation(t *testing.T, env *acctest.Env, name string, count int) {
+	t.Helper()
+	body := fmt.Sprintf(`{"project": %q, "zone": %q, "reservation": {"name": %q, "specificReservationRequired": true,
+	  "specificReservation": {"count": "%d", "instanceProperties": {"machineType": "a3-megagpu-8g"}}}}`, acctest.Project, acctest.Zone, name, count)
+	resp, err := http.Post(env.URL+"/emulator/v1/reservations", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("seeding reservation %s: %s", name, resp.Status)
+	}
 }
