@@ -90,18 +90,18 @@ commit="$(git -C "$root" rev-parse HEAD 2>/dev/null || echo unknown)"
 # written through the Cloud Storage JSON API with the runner's credentials.
 storage_api="https://storage.googleapis.com"
 [ -z "$local_cloud" ] || storage_api="http://$local_cloud"
-token=""
-auth() {
-  if [ -z "$token" ]; then
-    if [ -n "$local_cloud" ]; then
-      token=local-cloud
-    elif [ -n "${GOOGLE_OAUTH_ACCESS_TOKEN:-}" ]; then
-      token="$GOOGLE_OAUTH_ACCESS_TOKEN"
-    else
-      token="$(gcloud auth print-access-token)" || die "no credentials for Cloud Storage: set GOOGLE_OAUTH_ACCESS_TOKEN or log gcloud in"
-    fi
+auth=""
+authorize() { # sets auth, the header of the calls, once; the token is never printed
+  [ -z "$auth" ] || return 0
+  local token
+  if [ -n "$local_cloud" ]; then
+    token=local-cloud
+  elif [ -n "${GOOGLE_OAUTH_ACCESS_TOKEN:-}" ]; then
+    token="$GOOGLE_OAUTH_ACCESS_TOKEN"
+  else
+    token="$(gcloud auth print-access-token)" || die "no credentials for Cloud Storage: set GOOGLE_OAUTH_ACCESS_TOKEN or log gcloud in"
   fi
-  printf 'Authorization: Bearer %s' "$token"
+  auth="Authorization: Bearer $token"
 }
 bucket_in() { sed -n 's/^[[:space:]]*bucket[[:space:]]*=[[:space:]]*"\([^"]*\)".*/\1/p' "$1" | head -1; }
 record() { echo "releases/$1/$version.json"; }
@@ -111,10 +111,11 @@ record() { echo "releases/$1/$version.json"; }
 check_promotion() {
   local needs from bucket obj code missing
   needs="$(sed -n "s/^$env:[[:space:]]*//p" "$root/pipelines/promotion.conf")"
+  [ -z "$needs" ] || authorize
   for from in $needs; do
     bucket="$(bucket_in "$(backend_of "$from")")"
     obj="$(record "$from")"
-    code="$(curl -sS -o "$work/promotion-$from.json" -w '%{http_code}' -H "$(auth)" \
+    code="$(curl -sS -o "$work/promotion-$from.json" -w '%{http_code}' -H "$auth" \
       "$storage_api/storage/v1/b/$bucket/o/${obj//\//%2F}")" || die "promotion: could not read gs://$bucket/$obj"
     case "$code" in
     200) echo "promotion: modules $version were verified in $from (gs://$bucket/$obj)" ;;
@@ -130,11 +131,12 @@ check_promotion() {
 
 record_verified() {
   local bucket obj
+  authorize
   bucket="$(bucket_in "$backend")"
   obj="$(record "$env")"
   printf '{"environment":"%s","modules_version":"%s","commit":"%s","verified_at":"%s"}\n' \
     "$env" "$version" "$commit" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$work/verified.json"
-  curl -fsS -o /dev/null -X POST -H "$(auth)" -H 'Content-Type: application/json' --data-binary "@$work/verified.json" \
+  curl -fsS -o /dev/null -X POST -H "$auth" -H 'Content-Type: application/json' --data-binary "@$work/verified.json" \
     "$storage_api/upload/storage/v1/b/$bucket/o?uploadType=media&name=${obj//\//%2F}" ||
     die "verify: could not record modules $version as verified in gs://$bucket/$obj"
   echo "verify: modules $version recorded as verified in $env (gs://$bucket/$obj)"
