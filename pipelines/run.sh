@@ -267,41 +267,33 @@ stage_apply() {
   die "apply: terraform apply of $env failed"
 }
 
-# plan_exitcode WHAT: plan -detailed-exitcode into WHAT.txt; 0 no changes, 2 changes, else dies.
-plan_exitcode() {
+# settled STAGE WHY: init, then plan -detailed-exitcode into STAGE.txt. Returns when the plan is
+# empty; exits 2 when it is not (printing the plan, then WHY and each resource it changes), 1 on errors.
+settled() {
+  init
   local rc=0
   tf plan -input=false -no-color -detailed-exitcode -lock-timeout="$lock_timeout" "${var_flags[@]}" >"$work/$1.txt" 2>&1 || rc=$?
-  if [ "$rc" != 0 ] && [ "$rc" != 2 ]; then
-    cat "$work/$1.txt" >&2
-    die "$1: terraform plan of $env failed"
-  fi
-  return "$rc"
+  case "$rc" in
+  0) return ;;
+  2)
+    cat "$work/$1.txt"
+    echo "$1: $2" >&2
+    changes "$work/$1.txt" >&2
+    exit 2
+    ;;
+  esac
+  cat "$work/$1.txt" >&2
+  die "$1: terraform plan of $env failed"
 }
 
 stage_verify() {
-  init
-  local rc=0
-  plan_exitcode verify || rc=$?
-  if [ "$rc" = 2 ]; then
-    cat "$work/verify.txt"
-    echo "verify: the plan right after the apply is not empty; $env does not settle:" >&2
-    changes "$work/verify.txt" >&2
-    exit 2
-  fi
+  settled verify "the plan right after the apply is not empty; $env does not settle:"
   echo "verify: $env plans no change after the apply"
   record_verified
 }
 
 stage_drift() {
-  init
-  local rc=0
-  plan_exitcode drift || rc=$?
-  if [ "$rc" = 2 ]; then
-    cat "$work/drift.txt"
-    echo "drift: $env differs from its configuration; what drifted and what an apply would do:" >&2
-    changes "$work/drift.txt" >&2
-    exit 2
-  fi
+  settled drift "$env differs from its configuration; what drifted and what an apply would do:"
   echo "drift: $env matches its configuration"
 }
 

@@ -3,13 +3,11 @@ package blueprints_test
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -51,10 +49,10 @@ type blueprint struct {
 // which installs the modules from the copied tree and keeps the state in env's Cloud Storage.
 func newBlueprint(tb testing.TB, env *emulatortest.Env, name string, vars map[string]string) *blueprint {
 	tb.Helper()
-	root := repoRoot(tb)
+	root := acctest.RepoRoot(tb)
 	tree := tb.TempDir()
 	for _, dir := range []string{"modules", filepath.Join("examples", "blueprints", name)} {
-		copyTree(tb, filepath.Join(root, dir), filepath.Join(tree, dir))
+		acctest.CopyTree(tb, filepath.Join(root, dir), filepath.Join(tree, dir))
 	}
 	execPath := os.Getenv("TF_ACC_TERRAFORM_PATH")
 	if execPath == "" {
@@ -83,54 +81,6 @@ func newBlueprint(tb testing.TB, env *emulatortest.Env, name string, vars map[st
 		return tf.Init(ctx, append(opts, tfexec.Reattach(r))...)
 	})
 	return b
-}
-
-// repoRoot is the directory holding go.mod above the test's directory.
-func repoRoot(tb testing.TB) string {
-	tb.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			tb.Fatal("no go.mod above the test's directory: cannot find examples/blueprints")
-		}
-		dir = parent
-	}
-}
-
-// copyTree copies the configuration files under src, leaving out what terraform commands run in
-// the checkout leave behind (.terraform/, lock files, state).
-func copyTree(tb testing.TB, src, dst string) {
-	tb.Helper()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			if d.Name() == ".terraform" {
-				return filepath.SkipDir
-			}
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		if d.Name() == ".terraform.lock.hcl" || strings.Contains(d.Name(), ".tfstate") || !d.Type().IsRegular() {
-			return nil
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
-	})
-	if err != nil {
-		tb.Fatalf("copy %s: %v", src, err)
-	}
 }
 
 // run serves a fresh instance of the provider under test in this process for one terraform

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
@@ -25,59 +24,14 @@ import (
 // build is never fetched (the fake agent reports in its place), but a plan needs one named.
 const agentVar = `{url="file:///opt/hypercompute/hypercompute-agent",sha256="0000000000000000000000000000000000000000000000000000000000000000"}`
 
-// repoRoot is the directory holding go.mod above the test's directory.
-func repoRoot(tb testing.TB) string {
-	tb.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			tb.Fatal("no go.mod above the test's directory")
-		}
-		dir = parent
-	}
-}
-
 // checkout copies what the pipeline reads (pipelines/, tools/, modules/ and examples/blueprints/)
 // into a temporary tree of the repository's layout, so the script finds everything relative to
 // itself, as in a CI clone, and nothing the runs write lands in the checkout.
 func checkout(tb testing.TB) string {
 	tb.Helper()
-	root, tree := repoRoot(tb), tb.TempDir()
+	root, tree := acctest.RepoRoot(tb), tb.TempDir()
 	for _, dir := range []string{"pipelines", "tools", "modules", filepath.Join("examples", "blueprints")} {
-		err := filepath.WalkDir(filepath.Join(root, dir), func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			rel, _ := filepath.Rel(root, p)
-			if d.IsDir() {
-				if d.Name() == ".terraform" {
-					return filepath.SkipDir
-				}
-				return os.MkdirAll(filepath.Join(tree, rel), 0o755)
-			}
-			if d.Name() == ".terraform.lock.hcl" || strings.Contains(d.Name(), ".tfstate") || !d.Type().IsRegular() {
-				return nil
-			}
-			info, err := d.Info()
-			if err != nil {
-				return err
-			}
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(filepath.Join(tree, rel), data, info.Mode().Perm())
-		})
-		if err != nil {
-			tb.Fatalf("copy %s: %v", dir, err)
-		}
+		acctest.CopyTree(tb, filepath.Join(root, dir), filepath.Join(tree, dir))
 	}
 	return tree
 }

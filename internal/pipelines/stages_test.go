@@ -29,7 +29,7 @@ func newPipeline(t *testing.T, env *acctest.Env) *pipeline {
 	tree := checkout(t)
 	policy := filepath.Join(t.TempDir(), "hypercompute-policy")
 	build := exec.Command("go", "build", "-o", policy, "./cmd/hypercompute-policy")
-	build.Dir = repoRoot(t)
+	build.Dir = acctest.RepoRoot(t)
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building the policy stage's command: %v\n%s", err, out)
 	}
