@@ -43,7 +43,7 @@ blueprints="$root/examples/blueprints"
 [[ " $stages " == *" $stage "* ]] || die "no stage \"$stage\": stages are $stages"
 bp="$blueprints/$env"
 
-abspath() { (cd "$(dirname "$1")" && echo "$(pwd)/$(basename "$1")"); }
+abspath() { case "$1" in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
 work="${PIPELINE_WORK_DIR:-$root/.pipeline/$env}"
 mkdir -p "$work"
 work="$(cd "$work" && pwd)"
