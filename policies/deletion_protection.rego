@@ -1,6 +1,6 @@
 package hypercompute.policy
 
-rules.deletion_protection := {
+rules["deletion_protection"] := {
 	"environments": {"ml-prod"},
 	"summary": "Filestore, Managed Lustre, buckets and training clusters have deletion_protection = true",
 }

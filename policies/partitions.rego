@@ -3,12 +3,12 @@
 # may be preempted.
 package hypercompute.policy
 
-rules.gpu_capacity := {
+rules["gpu_capacity"] := {
 	"environments": {"ml-prod"},
 	"summary": "GPU partitions consume a reservation or flex-start (or Spot, when labelled preemptible = \"true\"), never on-demand capacity",
 }
 
-rules.spot_preemptible := {
+rules["spot_preemptible"] := {
 	"environments": {"ml-prod"},
 	"summary": "Spot partitions carry the label preemptible = \"true\"",
 }

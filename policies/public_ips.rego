@@ -1,6 +1,6 @@
 package hypercompute.policy
 
-rules.no_public_ips := {
+rules["no_public_ips"] := {
 	"environments": {"ml-dev", "ml-staging", "ml-prod"},
 	"summary": "training clusters keep enable_public_ips = false (no external IP on any controller, login or node VM)",
 }

@@ -1,6 +1,6 @@
 package hypercompute.policy
 
-rules.shielded_vm := {
+rules["shielded_vm"] := {
 	"environments": {"ml-staging", "ml-prod"},
 	"summary": "training clusters keep shielded_vm = true (Secure Boot, vTPM and integrity monitoring)",
 }

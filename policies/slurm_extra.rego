@@ -1,6 +1,6 @@
 package hypercompute.policy
 
-rules.slurm_managed_keys := {
+rules["slurm_managed_keys"] := {
 	"environments": {"ml-staging", "ml-prod"},
 	"summary": "slurm.extra of clusters and partitions sets no slurm.conf key hypercompute manages",
 }
