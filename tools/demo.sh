@@ -45,19 +45,25 @@ curl -sf -X POST -H 'Content-Type: application/json' -d "{\"name\":\"$bucket\"}"
 curl -sf -X POST -H 'Content-Type: application/octet-stream' --data-binary @bin/hypercompute-agent \
   "http://$listen/upload/storage/v1/b/$bucket/o?uploadType=media&name=$object" >/dev/null
 agent="{url=\"gs://$bucket/$object\",sha256=\"$sum\"}"
-vars=(-var project_id=hypercompute-demo -var deletion_protection=false -var "agent=$agent" -state="$work/terraform.tfstate")
+vars=(-var project_id=hypercompute-demo -var deletion_protection=false -var "agent=$agent")
 echo "==> local cloud at $listen with the local runtime (log: $work/emulator.log)"
-tf init -input=false -no-color >/dev/null
+# The blueprint's state lives where a team's does, in a versioned Cloud Storage bucket (the gcs
+# backend), here the local cloud's: backend/local.hcl names the bucket, the endpoint is the emulator.
+state_bucket=hypercompute-tfstate
+curl -sf -X POST -H 'Content-Type: application/json' -d "{\"name\":\"$state_bucket\",\"versioning\":{\"enabled\":true}}" \
+  "http://$listen/storage/v1/b?project=hypercompute-demo" >/dev/null
+tf init -input=false -no-color -reconfigure -backend-config=backend/local.hcl \
+  -backend-config="storage_custom_endpoint=http://$listen/storage/v1/" -backend-config=access_token=local-cloud >/dev/null
 # The apply ends with the blueprint's outputs.
 tf apply -input=false -auto-approve "${vars[@]}"
 echo "==> what the local cloud holds"
 curl -s "http://$listen/emulator/v1/inventory" | jq -r '.kinds | to_entries[] | .key as $k | .value[] | "  \($k)\t\(.name)"' | column -t
-login="$(tf output -raw -state="$work/terraform.tfstate" ssh_command | awk '{print $4}')"
+login="$(tf output -raw ssh_command | awk '{print $4}')"
 echo "==> sinfo on $login (the emulator's :exec is what gcloud compute ssh is on Google Cloud)"
 curl -sf -X POST "http://$listen/emulator/v1/projects/hypercompute-demo/zones/us-central1-a/instances/$login:exec" \
   -d '{"argv":["bash","-lc","sinfo; echo; echo \"$ srun -N2 -p debug hostname\"; srun -N2 -p debug hostname"]}' | jq -r '.stdout, .stderr'
 echo "==> the tiny-gpt training run (hypercompute_recipe_job: real PyTorch DDP over gloo on two debug nodes)"
-tf output -json -state="$work/terraform.tfstate" training | jq -r '
+tf output -json training | jq -r '
   "  Slurm job \(.job_id): \(.state) after \(.steps) steps",
   "  loss \(.first_loss * 1000 | round / 1000) at the first step -> \(.last_loss * 1000 | round / 1000) at the last",
   "  \(.checkpoints) checkpoints, the newest at step \(.last_checkpoint_step), in \(.checkpoint_directory)",
@@ -86,16 +92,17 @@ grep -q 'Resources: 0 added, 1 changed, 0 destroyed' "$work/apply-change.txt" ||
 }
 settled "after the in-place change"
 if [ "${KEEP:-0}" = 1 ]; then
-  echo "==> KEEP=1: left running. Emulator pid $emu at $listen; state in $work."
+  echo "==> KEEP=1: left running. Emulator pid $emu at $listen; Terraform state in gs://$state_bucket/hypercompute/ml-dev there."
   echo "    export HYPERCOMPUTE_EMULATOR_HOST=$listen TF_CLI_CONFIG_FILE=$TF_CLI_CONFIG_FILE"
   echo "    terraform -chdir=$bp destroy ${vars[*]}"
   exit 0
 fi
 echo "==> destroying"
 tf destroy -input=false -auto-approve -no-color "${vars[@]}" | grep -E 'Destr|Error'
-# Nothing the apply made may outlive the destroy; the agent's bucket is the demo's own.
-left="$(curl -sf "http://$listen/emulator/v1/inventory" | jq -r --arg b "$bucket" \
-  '.kinds | to_entries[] | .key as $k | .value[] | select(($k == "storage.buckets" and .name == $b) | not) | "  \($k)\t\(.name)"')"
+# Nothing the apply made may outlive the destroy; the agent's bucket and the state bucket are the
+# demo's own.
+left="$(curl -sf "http://$listen/emulator/v1/inventory" | jq -r --arg b "$bucket" --arg s "$state_bucket" \
+  '.kinds | to_entries[] | .key as $k | .value[] | select(($k == "storage.buckets" and (.name == $b or .name == $s)) | not) | "  \($k)\t\(.name)"')"
 if [ -n "$left" ]; then
   echo "after the destroy the local cloud still holds:" >&2
   echo "$left" >&2

@@ -32,15 +32,7 @@ done
 export HYPERCOMPUTE_EMULATOR_HOST="$addr"
 
 # The reservations the tests and ml-prod consume: a partition's plan checks its reservation's capacity.
-seed_reservation() { # seed_reservation PROJECT NAME
-  curl -fsS -X POST "http://$addr/emulator/v1/reservations" -H 'Content-Type: application/json' -d "{
-    \"project\": \"$1\", \"zone\": \"us-central1-a\", \"reservation\": {\"name\": \"$2\",
-    \"specificReservationRequired\": true, \"specificReservation\": {\"count\": \"16\",
-    \"instanceProperties\": {\"machineType\": \"a3-megagpu-8g\"}}}}" >/dev/null
-}
-seed_reservation ml-capacity a3mega
-seed_reservation ml-capacity a3mega-us-central1-a
-seed_reservation modtest-cluster a3mega-res
+bash tools/module-test-fixtures.sh "$addr"
 
 failed=()
 passed=0
@@ -68,16 +60,23 @@ for m in modules/*/; do
   run "validate $m/examples/basic" terraform -chdir="$m/examples/basic" validate -no-color
 done
 
-# Blueprints: validate, then plan against the local cloud (a plan never fetches the agent).
+# Blueprints: validate, then plan against the local cloud (a plan never fetches the agent), with
+# their state in the local cloud's Cloud Storage as backend/local.hcl names it.
+curl -fsS -X POST "http://$addr/storage/v1/b?project=hypercompute-state" -H 'Content-Type: application/json' \
+  -d '{"name": "hypercompute-tfstate", "versioning": {"enabled": true}}' >/dev/null
+init_backend() { # init_backend DIR: the blueprint's gcs backend on the local cloud
+  rm -f "$1/.terraform.lock.hcl"
+  terraform -chdir="$1" init -input=false -no-color -reconfigure -backend-config=backend/local.hcl \
+    -backend-config="storage_custom_endpoint=http://$addr/storage/v1/" -backend-config=access_token=local-cloud
+}
 export TF_VAR_agent='{url="file:///opt/hypercompute/hypercompute-agent",sha256="0000000000000000000000000000000000000000000000000000000000000000"}'
 export TF_VAR_a3mega_reservation="projects/ml-capacity/reservations/a3mega-us-central1-a"
 for bp in examples/blueprints/*/; do
   bp="${bp%/}"
   name="$(basename "$bp")"
-  run "init $bp" init "$bp"
+  run "init $bp" init_backend "$bp"
   run "validate $bp" terraform -chdir="$bp" validate -no-color
-  run "plan $bp" terraform -chdir="$bp" plan -input=false -no-color -lock=false \
-    -state="$work/$name.tfstate" -var "project_id=bp-$name"
+  run "plan $bp" terraform -chdir="$bp" plan -input=false -no-color -var "project_id=bp-$name"
 done
 
 if [ "${#failed[@]}" -gt 0 ]; then

@@ -9,10 +9,13 @@ import (
 	"strings"
 	"testing"
 
+	tfjson "github.com/hashicorp/terraform-json"
+
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/acctest"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/emulatortest"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/instances"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/policy"
 )
 
 // agentVar is the blueprints' agent variable: on the API-only local cloud no VM boots, so the
@@ -29,7 +32,7 @@ func TestAccBlueprint_mlStaging(t *testing.T) {
 	before := inventory(t, env.Env)
 	bp := newBlueprint(t, env.Env, "ml-staging", map[string]string{"project_id": acctest.Project, "agent": agentVar})
 
-	bp.apply()
+	bp.applyCompliant("ml-staging")
 	requireVMs(t, env.Env, "ml-staging-debug", 1)
 	bp.requireSettled("after the apply")
 
@@ -66,7 +69,7 @@ func TestAccBlueprint_mlProd(t *testing.T) {
 		"login_count":          "1",
 	})
 
-	bp.apply()
+	bp.applyCompliant("ml-prod")
 	requireVMs(t, env.Env, "ml-prod-a3mega", 2)
 	bp.requireSettled("after the apply")
 
@@ -79,20 +82,26 @@ func TestAccBlueprint_mlProd(t *testing.T) {
 	}
 	bp.requireSettled("after the in-place change")
 
-	teardown(t, bp)
+	// The teardown's first step is what ml-prod's policy stage refuses: it is not a pipeline change.
+	unprotect := teardown(t, bp)
+	requirePolicy(t, "ml-prod", unprotect,
+		policy.Violation{Rule: "deletion_protection", Address: "module.cluster.hypercompute_training_cluster.this", Msg: unprotected},
+		policy.Violation{Rule: "deletion_protection", Address: "module.cluster.module.home.hypercompute_filestore.this", Msg: unprotected},
+		policy.Violation{Rule: "deletion_protection", Address: "module.cluster.module.lustre[0].hypercompute_lustre.this", Msg: unprotected})
 	requireEmptied(t, env.Env, before)
 }
 
 // teardown is the two-step teardown of a protected blueprint: deletion_protection = false applied
 // in place (a destroy plan never changes it, so the protected cluster, /home and Lustre would
-// refuse it), then terraform destroy.
-func teardown(t *testing.T, bp *blueprint) {
+// refuse it), then terraform destroy. It returns the first step's plan.
+func teardown(t *testing.T, bp *blueprint) *tfjson.Plan {
 	t.Helper()
-	bp.applyInPlace("deletion_protection = false", map[string]string{"deletion_protection": "false"},
+	plan := bp.applyInPlace("deletion_protection = false", map[string]string{"deletion_protection": "false"},
 		"module.cluster.hypercompute_training_cluster.this",
 		"module.cluster.module.home.hypercompute_filestore.this",
 		"module.cluster.module.lustre[0].hypercompute_lustre.this")
 	bp.destroy()
+	return plan
 }
 
 // partitionAddr is the address of a partition the blueprints make through modules/training-cluster.
@@ -119,10 +128,11 @@ func inventory(t testing.TB, env *emulatortest.Env) emulator.Inventory {
 }
 
 // requireEmptied fails when the local cloud holds anything that was not there before the apply
-// (what the test seeded itself, such as a reservation).
+// (what the test seeded itself, such as a reservation) other than the state bucket, which holds
+// the environment's state and outlives it.
 func requireEmptied(t *testing.T, env *emulatortest.Env, before emulator.Inventory) {
 	t.Helper()
-	had := map[string]bool{}
+	had := map[string]bool{"projects/_/buckets/" + acctest.StateBucket: true}
 	for _, items := range before.Kinds {
 		for _, it := range items {
 			had[it.Key] = true

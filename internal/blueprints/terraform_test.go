@@ -3,13 +3,11 @@ package blueprints_test
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -20,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/acctest"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/emulatortest"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/provider"
 )
@@ -47,13 +46,13 @@ type blueprint struct {
 
 // newBlueprint copies examples/blueprints/<name> and modules/, points the provider at env (the
 // blueprints' provider blocks name no emulator, as a user's would not) and runs terraform init,
-// which installs the modules from the copied tree.
+// which installs the modules from the copied tree and keeps the state in env's Cloud Storage.
 func newBlueprint(tb testing.TB, env *emulatortest.Env, name string, vars map[string]string) *blueprint {
 	tb.Helper()
-	root := repoRoot(tb)
+	root := acctest.RepoRoot(tb)
 	tree := tb.TempDir()
 	for _, dir := range []string{"modules", filepath.Join("examples", "blueprints", name)} {
-		copyTree(tb, filepath.Join(root, dir), filepath.Join(tree, dir))
+		acctest.CopyTree(tb, filepath.Join(root, dir), filepath.Join(tree, dir))
 	}
 	execPath := os.Getenv("TF_ACC_TERRAFORM_PATH")
 	if execPath == "" {
@@ -73,58 +72,15 @@ func newBlueprint(tb testing.TB, env *emulatortest.Env, name string, vars map[st
 	tb.Setenv("CHECKPOINT_DISABLE", "1")
 	tb.Setenv("TF_IN_AUTOMATION", "1")
 	b := &blueprint{tb: tb, name: name, tf: tf, vars: maps.Clone(vars)}
+	// The blueprint's own gcs backend, on the local cloud's Cloud Storage as backend/local.hcl says.
+	opts := []tfexec.InitOption{}
+	for _, c := range acctest.LocalStateBackend(tb, env) {
+		opts = append(opts, tfexec.BackendConfig(c))
+	}
 	b.run("init", func(ctx context.Context, r tfexec.ReattachInfo) error {
-		return tf.Init(ctx, tfexec.Reattach(r), tfexec.Backend(false))
+		return tf.Init(ctx, append(opts, tfexec.Reattach(r))...)
 	})
 	return b
-}
-
-// repoRoot is the directory holding go.mod above the test's directory.
-func repoRoot(tb testing.TB) string {
-	tb.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			tb.Fatal("no go.mod above the test's directory: cannot find examples/blueprints")
-		}
-		dir = parent
-	}
-}
-
-// copyTree copies the configuration files under src, leaving out what terraform commands run in
-// the checkout leave behind (.terraform/, lock files, state).
-func copyTree(tb testing.TB, src, dst string) {
-	tb.Helper()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			if d.Name() == ".terraform" {
-				return filepath.SkipDir
-			}
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		if d.Name() == ".terraform.lock.hcl" || strings.Contains(d.Name(), ".tfstate") || !d.Type().IsRegular() {
-			return nil
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
-	})
-	if err != nil {
-		tb.Fatalf("copy %s: %v", src, err)
-	}
 }
 
 // run serves a fresh instance of the provider under test in this process for one terraform
@@ -238,8 +194,8 @@ func (b *blueprint) requireSettled(when string) {
 
 // applyInPlace changes variables, requires the plan to update exactly the resources named in
 // want in place (no create, delete or replacement, and no other resource touched), and applies
-// that saved plan.
-func (b *blueprint) applyInPlace(change string, vars map[string]string, want ...string) {
+// that saved plan, which it returns.
+func (b *blueprint) applyInPlace(change string, vars map[string]string, want ...string) *tfjson.Plan {
 	b.tb.Helper()
 	b.set(vars)
 	changes, plan, text := b.plan()
@@ -262,6 +218,13 @@ func (b *blueprint) applyInPlace(change string, vars map[string]string, want ...
 	if len(others) > 0 || !slices.Equal(updates, want) {
 		b.tb.Fatalf("%s: %s is not the in-place update of %v alone: updates %v, other actions %v; plan:\n%s", b.name, change, want, updates, others, text)
 	}
+	b.applySaved()
+	return plan
+}
+
+// applySaved applies the last plan's saved plan, as it was checked.
+func (b *blueprint) applySaved() {
+	b.tb.Helper()
 	planFile := b.planFile
 	b.run("apply (saved plan)", func(ctx context.Context, r tfexec.ReattachInfo) error {
 		return b.tf.Apply(ctx, tfexec.Reattach(r), tfexec.DirOrPlan(planFile))

@@ -95,6 +95,15 @@ func ValidateBucketFeatures(storageClass string, autoclass, hierarchicalNamespac
 	return nil
 }
 
+// ValidateBucketVersioning checks object versioning against the bucket's namespace: Cloud Storage keeps no
+// noncurrent generations in a bucket with a hierarchical namespace, so it refuses versioning there.
+func ValidateBucketVersioning(versioning, hierarchicalNamespace bool) error {
+	if versioning && hierarchicalNamespace {
+		return fmt.Errorf("object versioning is not supported on a bucket with a hierarchical namespace")
+	}
+	return nil
+}
+
 var (
 	bucketNameChars = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*[a-z0-9]$`)
 	dottedQuad      = regexp.MustCompile(`^\d+\.\d+\.\d+\.\d+$`)

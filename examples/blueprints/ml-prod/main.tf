@@ -81,8 +81,10 @@ module "cluster" {
       spot_termination_action = "DELETE"
       max_time                = "12:00:00"
       suspend_time            = 300
+      # Production policy (policies/): Spot capacity only where the jobs may be preempted.
       labels = {
-        workload = "eval"
+        workload    = "eval"
+        preemptible = "true"
       }
     }
   }

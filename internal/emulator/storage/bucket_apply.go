@@ -127,5 +127,8 @@ func (req *bucketRequest) apply(b *Bucket, now time.Time, existing bool) error {
 		}
 		return badRequest("invalid", "Autoclass requires the bucket's storage class to be STANDARD.")
 	}
+	if catalog.ValidateBucketVersioning(b.versioning(), b.hns()) != nil {
+		return badRequest("invalid", "Object versioning is not supported for buckets with hierarchical namespace enabled.")
+	}
 	return nil
 }

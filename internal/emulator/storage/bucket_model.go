@@ -115,4 +115,6 @@ func (b *Bucket) uniformAccess() bool {
 
 func (b *Bucket) hns() bool { return b.HierarchicalNamespace != nil && b.HierarchicalNamespace.Enabled }
 
+func (b *Bucket) versioning() bool { return b.Versioning != nil && b.Versioning.Enabled }
+
 func (b *Bucket) autoclass() bool { return b.Autoclass != nil && b.Autoclass.Enabled }

@@ -228,7 +228,9 @@ func (s *Service) deleteBucket(w http.ResponseWriter, r *http.Request) {
 		if err := metagenerationPreconditions(r, &b); err != nil {
 			return err
 		}
-		if objs, err := s.objects.Load().Backend().ListObjects(name, "", false); err == nil && len(objs) > 0 {
+		// Noncurrent generations a versioned bucket keeps count: Cloud Storage refuses to delete a bucket
+		// holding any.
+		if objs, err := s.objects.Load().Backend().ListObjects(name, "", true); err == nil && len(objs) > 0 {
 			return &core.APIError{Code: http.StatusConflict, Reason: "conflict", Message: "The bucket you tried to delete is not empty."}
 		}
 		tx.Delete(KindBuckets, bucketKey(name))

@@ -123,16 +123,31 @@ func (s *Service) mirrorBucket(c core.Change) {
 		return
 	}
 	fs := s.objects.Load()
-	var b Bucket
+	var b, old Bucket
 	switch {
 	case c.New != nil && c.Old == nil:
 		if core.Decode(c.New, &b) == nil {
-			fs.CreateBucketWithOpts(fakestorage.CreateBucketOpts{Name: b.Name})
+			fs.CreateBucketWithOpts(fakestorage.CreateBucketOpts{Name: b.Name, VersioningEnabled: b.versioning()})
 		}
 	case c.New == nil && c.Old != nil:
 		if core.Decode(c.Old, &b) == nil {
 			s.dropBucket(fs, b.Name)
 		}
+	case core.Decode(c.New, &b) == nil && core.Decode(c.Old, &old) == nil && b.versioning() != old.versioning():
+		s.setObjectVersioning(fs, b.Name, b.versioning())
+	}
+}
+
+// setObjectVersioning makes the object server keep (or stop keeping) noncurrent generations of the bucket's
+// objects, as the bucket's versioning now says. The object server takes it only through its own JSON API.
+func (s *Service) setObjectVersioning(fs *fakestorage.Server, name string, on bool) {
+	body, _ := json.Marshal(map[string]any{"versioning": map[string]bool{"enabled": on}})
+	req := httptest.NewRequest(http.MethodPatch, "/storage/v1/b/"+url.PathEscape(name), strings.NewReader(string(body)))
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	fs.HTTPHandler().ServeHTTP(rec, req)
+	if rec.Code != http.StatusOK {
+		s.Log.Error("setting a bucket's object versioning", "bucket", name, "status", rec.Code, "body", rec.Body.String())
 	}
 }
 

@@ -35,6 +35,7 @@ func toDesired(ctx context.Context, m *model) (*desired, diag.Diagnostics) {
 		SoftDeletePolicy: &storage.BucketSoftDeletePolicy{
 			RetentionDurationSeconds: m.SoftDeleteRetentionSeconds.ValueInt64(), ForceSendFields: []string{"RetentionDurationSeconds"},
 		},
+		Versioning: &storage.BucketVersioning{Enabled: m.Versioning.ValueBool(), ForceSendFields: []string{"Enabled"}},
 	}
 	if b.Autoclass.Enabled {
 		b.Autoclass.TerminalStorageClass = m.AutoclassTerminalStorageClass.ValueString()
@@ -87,6 +88,10 @@ func (d *desired) patch(cur *storage.Bucket) (*storage.Bucket, []string) {
 	if curSoft != want.SoftDeletePolicy.RetentionDurationSeconds {
 		p.SoftDeletePolicy = want.SoftDeletePolicy
 		fields = append(fields, "soft_delete_retention_seconds")
+	}
+	if curVersioning := cur.Versioning != nil && cur.Versioning.Enabled; curVersioning != want.Versioning.Enabled {
+		p.Versioning = want.Versioning
+		fields = append(fields, "versioning")
 	}
 	if !maps.Equal(cur.Labels, want.Labels) {
 		// Patch merges labels: the wanted ones are sent, the others sent as null to remove them.

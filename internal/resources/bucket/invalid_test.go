@@ -25,6 +25,8 @@ func TestAccBucket_invalidInput(t *testing.T) {
 		{"terminal class COLDLINE", "hc-b", `  purpose = "datasets"
   autoclass_terminal_storage_class = "COLDLINE"`, `autoclass_terminal_storage_class value must be one of`},
 		{"soft delete of 3 days", "hc-b", `  soft_delete_retention_seconds = 259200`, `soft_delete_retention_seconds: soft delete retention 72h0m0s is out of range: 0 \(off\) or 7 to 90 days`},
+		{"versioning with a hierarchical namespace", "hc-b", `  purpose    = "checkpoints"
+  versioning = true`, `versioning: object versioning is not supported on a bucket with a hierarchical namespace`},
 		{"label key with uppercase", "hc-b", `  labels = { Team = "ml" }`, `labels: label key "Team" is invalid`},
 		{"the provider's creation marker", "hc-b", `  labels = { hypercompute-create = "pending" }`, `labels: label key "hypercompute-create" is reserved`},
 	}

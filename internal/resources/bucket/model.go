@@ -17,6 +17,7 @@ type model struct {
 	HierarchicalNamespace         types.Bool     `tfsdk:"hierarchical_namespace"`
 	UniformBucketLevelAccess      types.Bool     `tfsdk:"uniform_bucket_level_access"`
 	SoftDeleteRetentionSeconds    types.Int64    `tfsdk:"soft_delete_retention_seconds"`
+	Versioning                    types.Bool     `tfsdk:"versioning"`
 	Labels                        types.Map      `tfsdk:"labels"`
 	EffectiveLabels               types.Map      `tfsdk:"effective_labels"`
 	ForceDestroy                  types.Bool     `tfsdk:"force_destroy"`

@@ -140,6 +140,12 @@ func checkRules(diags *diag.Diagnostics, plan, config *model) {
 	if known(plan.Autoclass) && !plan.Autoclass.ValueBool() && !config.AutoclassTerminalStorageClass.IsNull() {
 		tfutil.AddInvalid(diags, path.Root("autoclass_terminal_storage_class"), "it only applies with autoclass = true; remove it or turn autoclass on")
 	}
+	if known(plan.Versioning) && known(plan.HierarchicalNamespace) {
+		if err := catalog.ValidateBucketVersioning(plan.Versioning.ValueBool(), plan.HierarchicalNamespace.ValueBool()); err != nil {
+			tfutil.AddInvalid(diags, path.Root("versioning"), err.Error()+
+				" (purpose = \"checkpoints\" turns one on): set versioning = false, or hierarchical_namespace = false")
+		}
+	}
 	if !known(plan.HierarchicalNamespace) || !known(plan.UniformBucketLevelAccess) || !known(plan.Autoclass) || plan.StorageClass.IsUnknown() {
 		return
 	}

@@ -51,6 +51,7 @@ func (r *bucketResource) flatten(ctx context.Context, b *storage.Bucket, m *mode
 		soft = b.SoftDeletePolicy.RetentionDurationSeconds
 	}
 	m.SoftDeleteRetentionSeconds = types.Int64Value(soft)
+	m.Versioning = types.BoolValue(b.Versioning != nil && b.Versioning.Enabled)
 	if m.Purpose.IsNull() || m.Purpose.IsUnknown() {
 		m.Purpose = types.StringValue(inferPurpose(hns, auto))
 	}

@@ -84,6 +84,13 @@ func (r *bucketResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 				MarkdownDescription: "How long deleted objects stay restorable: `0` (off) or 604800-7776000 (7 to 90 days). Default " +
 					"`0` for `purpose = \"checkpoints\"`, otherwise 604800 (7 days).",
 			},
+			"versioning": schema.BoolAttribute{
+				Optional: true, Computed: true,
+				Default: booldefault.StaticBool(false),
+				MarkdownDescription: "Object versioning: an object overwritten or deleted is kept as a noncurrent generation that " +
+					"can be restored, which is what a bucket of Terraform state wants (every state write is a new generation). " +
+					"Default `false`. Cloud Storage does not offer it with `hierarchical_namespace`.",
+			},
 			"labels":           tfutil.LabelsAttribute("bucket"),
 			"effective_labels": tfutil.EffectiveLabelsAttribute("bucket"),
 			"force_destroy": schema.BoolAttribute{
