@@ -1,17 +1,11 @@
 package recipejob_test
 
 import (
-	"encoding/json"
 	"fmt"
-	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/acctest"
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
-	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/instances"
-	"github.com/hypercompute/terraform-provider-hypercompute/internal/recipes"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/recipejob"
 )
 
@@ -42,96 +36,10 @@ func apiCluster(t *testing.T, env *acctest.Env, name string, lustre bool) string
 	})
 }
 
-// fakeJobs plays the controller agent's job handling in API-only tests: for every job key it
-// reports the job submitted, then running, then (unless held) completed with a falling loss; for
-// a key that went away it reports CANCELLING once, then deletes the report.
-type fakeJobs struct {
-	svc *instances.Service
-	key string
-
-	mu      sync.Mutex
-	hold    bool
-	jobs    map[string]int // name → Slurm job id
-	states  map[string]string
-	nextID  int
-	cancels []string
-}
-
-func startFakeJobs(t *testing.T, env *acctest.Env, cluster string) *fakeJobs {
+// startFakeJobs reports the cluster's jobs as its controller's agent would (acctest.FakeJobs).
+func startFakeJobs(t *testing.T, env *acctest.Env, cluster string) *acctest.FakeJobs {
 	t.Helper()
-	svc, key := env.ControllerVM(t, cluster)
-	f := &fakeJobs{svc: svc, key: key, jobs: map[string]int{}, states: map[string]string{}}
-	acctest.Every(t, 100*time.Millisecond, f.tick)
-	return f
-}
-
-func (f *fakeJobs) setHold(h bool) { f.mu.Lock(); f.hold = h; f.mu.Unlock() }
-
-func (f *fakeJobs) cancelled() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]string(nil), f.cancels...)
-}
-
-func (f *fakeJobs) tick() {
-	inst, ok := f.svc.Instance(f.key)
-	if !ok {
-		return
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	wanted := map[string]bool{}
-	for _, it := range inst.GetMetadata().GetItems() {
-		name, ok := strings.CutPrefix(it.GetKey(), cc.JobKeyPrefix)
-		if !ok {
-			continue
-		}
-		wanted[name] = true
-		var j recipes.Job
-		if err := json.Unmarshal([]byte(it.GetValue()), &j); err != nil {
-			continue
-		}
-		id := f.jobs[name]
-		prev := f.states[name]
-		if id == 0 {
-			f.nextID++
-			id = f.nextID
-			f.jobs[name] = id
-		}
-		state := map[string]string{"": "PENDING", "PENDING": "RUNNING", "RUNNING": "COMPLETED", "COMPLETED": "COMPLETED"}[prev]
-		if f.hold && state == "COMPLETED" && prev != "COMPLETED" {
-			state = "RUNNING"
-		}
-		f.states[name] = state
-		p := recipes.Progress{MaxSteps: j.MaxSteps, Restarts: 0}
-		rep := cc.JobReport{Generation: j.Generation, JobID: id, State: state, LogPath: j.RunDir + fmt.Sprintf("/slurm-%d.out", id),
-			SubmitTime: "2026-12-01T21:00:00Z"}
-		if state != "PENDING" {
-			rep.StartTime = "2026-12-01T21:00:01Z"
-			p.Step, p.FirstLoss, p.LastLoss = j.MaxSteps/2, 5.5, 3.0
-			p.LastCheckpointStep, p.Checkpoints = j.MaxSteps/2, 1
-		}
-		if state == "COMPLETED" {
-			rep.EndTime = "2026-12-01T21:01:00Z"
-			p.Step, p.LastLoss, p.LastCheckpointStep, p.Checkpoints = j.MaxSteps, 2.0, j.MaxSteps, 2
-		}
-		rep.Progress, _ = json.Marshal(p)
-		v, _ := cc.EncodeJobReport(rep)
-		_ = f.svc.PutGuestAttribute(f.key, cc.GuestAttributeNamespace, cc.JobAttr(name), v)
-	}
-	for name, state := range f.states {
-		if wanted[name] {
-			continue
-		}
-		if state != "CANCELLING" && state != "COMPLETED" {
-			f.cancels = append(f.cancels, name)
-			f.states[name] = "CANCELLING"
-			continue
-		}
-		_ = f.svc.DeleteGuestAttribute(f.key, cc.GuestAttributeNamespace, cc.JobAttr(name))
-		delete(f.states, name)
-		delete(f.jobs, name)
-	}
+	return acctest.StartFakeJobs(t, env, cluster)
 }
 
 func jobConfig(cluster, name, partition, extra string) string {

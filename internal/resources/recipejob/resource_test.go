@@ -92,7 +92,7 @@ func TestAccRecipeJob_lifecycle(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate),
 				}},
-				PreConfig: func() { fake.setHold(true) },
+				PreConfig: func() { fake.Hold(true) },
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr(addr, "state", "RUNNING"),
 					resource.TestCheckResourceAttr(addr, "job_id", "2"),
@@ -119,7 +119,7 @@ func TestAccRecipeJob_lifecycle(t *testing.T) {
 					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate),
 				}},
 				Check: func(*terraform.State) error {
-					if got := fake.cancelled(); !slices.Equal(got, []string{"train"}) {
+					if got := fake.Cancelled(); !slices.Equal(got, []string{"train"}) {
 						return fmt.Errorf("cancelled %v, want the replaced running job", got)
 					}
 					return nil
@@ -127,7 +127,7 @@ func TestAccRecipeJob_lifecycle(t *testing.T) {
 			},
 		},
 	})
-	if got := fake.cancelled(); len(got) != 2 {
+	if got := fake.Cancelled(); len(got) != 2 {
 		t.Fatalf("destroy did not cancel the running job: cancelled %v", got)
 	}
 }
