@@ -98,7 +98,7 @@ trap 'rm -rf "$stage"' EXIT
 # archive BUILD_DIR ARCHIVE: the binary and the extra files, flat, with the commit's timestamp.
 archive() {
   local dir="$1" file="$2"
-  cp "${extras[@]}" "$dir/"
+  [[ ${#extras[@]} -eq 0 ]] || cp "${extras[@]}" "$dir/"
   find "$dir" -exec touch -d "@$stamp" {} +
   case "$file" in
     *.zip) (cd "$dir" && find . -type f | sed 's|^\./||' | LC_ALL=C sort | zip -q -X -D "$file" -@) ;;
