@@ -17,6 +17,8 @@ packages=(
   fuse3
   # PyTorch for the CPU training recipe (tiny-gpt, run with /usr/bin/python3).
   python3-torch python3-numpy
+  # tools/release.sh packs the provider's release zips; the registry test runs it.
+  zip git
 )
 
 if [[ $(id -u) -ne 0 ]]; then

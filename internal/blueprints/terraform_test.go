@@ -54,14 +54,7 @@ func newBlueprint(tb testing.TB, env *emulatortest.Env, name string, vars map[st
 	for _, dir := range []string{"modules", filepath.Join("examples", "blueprints", name)} {
 		acctest.CopyTree(tb, filepath.Join(root, dir), filepath.Join(tree, dir))
 	}
-	execPath := os.Getenv("TF_ACC_TERRAFORM_PATH")
-	if execPath == "" {
-		var err error
-		if execPath, err = exec.LookPath("terraform"); err != nil {
-			tb.Fatal("terraform is not on PATH; install Terraform >= 1.9 or set TF_ACC_TERRAFORM_PATH")
-		}
-	}
-	tf, err := tfexec.NewTerraform(filepath.Join(tree, "examples", "blueprints", name), execPath)
+	tf, err := tfexec.NewTerraform(filepath.Join(tree, "examples", "blueprints", name), terraformPath(tb))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -81,6 +74,20 @@ func newBlueprint(tb testing.TB, env *emulatortest.Env, name string, vars map[st
 		return tf.Init(ctx, append(opts, tfexec.Reattach(r))...)
 	})
 	return b
+}
+
+// terraformPath is the terraform binary the acceptance tests run: TF_ACC_TERRAFORM_PATH, else
+// terraform on PATH.
+func terraformPath(tb testing.TB) string {
+	tb.Helper()
+	if p := os.Getenv("TF_ACC_TERRAFORM_PATH"); p != "" {
+		return p
+	}
+	p, err := exec.LookPath("terraform")
+	if err != nil {
+		tb.Fatal("terraform is not on PATH; install Terraform >= 1.9 or set TF_ACC_TERRAFORM_PATH")
+	}
+	return p
 }
 
 // run serves a fresh instance of the provider under test in this process for one terraform
