@@ -68,7 +68,13 @@ func TestAccBlueprint_mlDevFromRelease(t *testing.T) {
 
 	tf := newCLI(t, env, m.URL, m.CAFile)
 	dir := consumer(t, repo, releaseVersion)
-	tf.must(dir, "init", "-input=false")
+	// The blueprint's gcs backend keeps the state in the local cloud's Cloud Storage, as a
+	// pipeline's init does with backend/<env>.hcl.
+	initArgs := []string{"init", "-input=false"}
+	for _, c := range acctest.LocalStateBackend(t, env.Env) {
+		initArgs = append(initArgs, "-backend-config="+c)
+	}
+	tf.must(dir, initArgs...)
 	requireInstalled(t, dir, rel)
 	requireModule(t, dir, repo, releaseVersion)
 
