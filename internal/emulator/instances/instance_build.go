@@ -161,6 +161,11 @@ func (s *Service) plan(project, zone string, inst *computepb.Instance, field str
 	}
 	planIdentity(p, out)
 	out.Fingerprint = proto.String(s.randomFingerprint())
+	// Every VM shows tags.fingerprint, with or without items: setTags must send it back.
+	if out.Tags == nil {
+		out.Tags = &computepb.Tags{}
+	}
+	out.Tags.Fingerprint = proto.String(s.randomFingerprint())
 	p.proto = out
 	return p, nil
 }

@@ -29,6 +29,7 @@ func (s *Service) instanceRoutes() {
 	s.handle("POST "+instancePath+"/{instance}/stop", "compute.instances.stop", core.Mutating, s.stopInstance)
 	s.handle("POST "+instancePath+"/{instance}/start", "compute.instances.start", core.Mutating, s.startInstance)
 	s.handle("GET "+instancePath+"/{instance}/getGuestAttributes", "compute.instances.getGuestAttributes", core.Read, s.getGuestAttributes)
+	s.setRoutes()
 	s.handle("GET "+instancePath+"/{instance}/serialPort", "compute.instances.getSerialPortOutput", core.Read, s.getSerialPortOutput)
 }
 
