@@ -66,6 +66,7 @@ func (s *Service) routes() {
 	s.templateRoutes()
 	s.policyRoutes()
 	s.reservationRoutes()
+	s.reservationMutationRoutes()
 	s.adminRoutes()
 }
 
