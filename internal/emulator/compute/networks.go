@@ -47,7 +47,7 @@ const kindInstances = "compute.instances"
 // networkUserKinds are the kinds whose resources reference a network (top-level "network", or
 // "networkInterfaces[].network" for instances); deleting a network they use fails. Other packages add checks
 // with AddDeleteGuard.
-var networkUserKinds = []string{KindSubnetworks, KindFirewalls, KindRouters, KindGlobalAddresses, KindAddresses, kindInstances}
+var networkUserKinds = []string{KindSubnetworks, KindFirewalls, KindRouters, KindGlobalAddresses, KindAddresses, kindInstances, KindRoutes}
 
 func (s *Service) insertNetwork(w http.ResponseWriter, r *http.Request) {
 	project := r.PathValue("project")

@@ -20,7 +20,7 @@ func init() { addRoutes(routeRoutes) }
 func routeRoutes(s *Service) {
 	s.handle("GET "+prefix+"/global/routes", "compute.routes.list", core.Read, func(w http.ResponseWriter, r *http.Request) {
 		project := r.PathValue("project")
-		items, next, err := core.Page(r, s.systemRoutes(project))
+		items, next, err := core.Page(r, s.allRoutes(project))
 		if err != nil {
 			fail(w, r, err)
 			return
@@ -29,7 +29,7 @@ func routeRoutes(s *Service) {
 	})
 	s.handle("GET "+prefix+"/global/routes/{route}", "compute.routes.get", core.Read, func(w http.ResponseWriter, r *http.Request) {
 		key := "projects/" + r.PathValue("project") + "/global/routes/" + r.PathValue("route")
-		for _, rec := range s.systemRoutes(r.PathValue("project")) {
+		for _, rec := range s.allRoutes(r.PathValue("project")) {
 			if rec.Key == key {
 				core.WriteJSON(w, http.StatusOK, rec.JSON)
 				return
