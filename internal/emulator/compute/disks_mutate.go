@@ -17,7 +17,7 @@ import (
 // them to disks).
 const KindResourcePolicies = "compute.resourcePolicies"
 
-const diskLabelsFingerprint = "Labels fingerprint either invalid or resource labels have changed"
+const staleLabelFingerprint = "Labels fingerprint either invalid or resource labels have changed"
 
 func init() { addRoutes(diskMutationRoutes) }
 
@@ -71,7 +71,7 @@ func (s *Service) setDiskLabels(w http.ResponseWriter, r *http.Request) {
 	}
 	current := disk.GetLabelFingerprint()
 	if req.GetLabelFingerprint() != current {
-		fail(w, r, core.ConditionNotMet(diskLabelsFingerprint))
+		fail(w, r, core.ConditionNotMet(staleLabelFingerprint))
 		return
 	}
 	if err := catalog.ValidateLabels(req.GetLabels()); err != nil {
@@ -80,7 +80,7 @@ func (s *Service) setDiskLabels(w http.ResponseWriter, r *http.Request) {
 	}
 	op := s.diskOp(r, key, "setLabels", disk.GetId(), func(d *computepb.Disk) error {
 		if d.GetLabelFingerprint() != current {
-			return core.NewOpError(412, "CONDITION_NOT_MET", diskLabelsFingerprint)
+			return core.NewOpError(412, "CONDITION_NOT_MET", staleLabelFingerprint)
 		}
 		d.Labels = req.GetLabels()
 		d.LabelFingerprint = proto.String(s.newFingerprint())
