@@ -143,4 +143,3 @@ func (s *Service) setImageLabels(w http.ResponseWriter, r *http.Request) {
 		return tx.Put(KindImages, key, &cur)
 	}))
 }
-
