@@ -9,7 +9,9 @@ import (
 func TestHTTPRegionDisks(t *testing.T) {
 	env := emulatortest.Start(t)
 	rd := cz + "/regions/us-central1/disks"
-	zoneURL := func(z string) string { return "https://www.googleapis.com/compute/v1/projects/" + project + "/zones/" + z }
+	zoneURL := func(z string) string {
+		return "https://www.googleapis.com/compute/v1/projects/" + project + "/zones/" + z
+	}
 	body := map[string]any{"name": "shared", "sizeGb": "100", "type": "regions/us-central1/diskTypes/pd-balanced",
 		"replicaZones": []string{"zones/us-central1-a", "projects/" + project + "/zones/us-central1-b"}}
 	code, op := do(t, env, "POST", rd, body)

@@ -63,14 +63,21 @@ func (s *Service) validateRouter(rt *computepb.Router, project, region, netKey s
 			return core.InvalidField(field+".name", nat.GetName(), "NAT names must be unique within a router.")
 		}
 		names[nat.GetName()] = true
-		if nat.NatIpAllocateOption == nil {
-			return core.Required(field + ".natIpAllocateOption")
+		if e := s.validateNatKind(nat, field, project, region); e != nil {
+			return e
 		}
-		if !natIPOptions[nat.GetNatIpAllocateOption()] {
-			return core.InvalidField(field+".natIpAllocateOption", nat.GetNatIpAllocateOption(), "Must be AUTO_ONLY or MANUAL_ONLY.")
-		}
-		if nat.GetNatIpAllocateOption() == "MANUAL_ONLY" && len(nat.NatIps) == 0 {
-			return core.Required(field + ".natIps")
+		// Private NAT translates to the PRIVATE_NAT subnet ranges its rules name, never to NAT IPs
+		// (validateNatKind).
+		if nat.GetType() != natPrivate {
+			if nat.NatIpAllocateOption == nil {
+				return core.Required(field + ".natIpAllocateOption")
+			}
+			if !natIPOptions[nat.GetNatIpAllocateOption()] {
+				return core.InvalidField(field+".natIpAllocateOption", nat.GetNatIpAllocateOption(), "Must be AUTO_ONLY or MANUAL_ONLY.")
+			}
+			if nat.GetNatIpAllocateOption() == "MANUAL_ONLY" && len(nat.NatIps) == 0 {
+				return core.Required(field + ".natIps")
+			}
 		}
 		if nat.SourceSubnetworkIpRangesToNat == nil {
 			return core.Required(field + ".sourceSubnetworkIpRangesToNat")
@@ -100,9 +107,6 @@ func (s *Service) validateRouter(rt *computepb.Router, project, region, netKey s
 		}
 		if nat.EnableEndpointIndependentMapping == nil {
 			nat.EnableEndpointIndependentMapping = proto.Bool(false)
-		}
-		if nat.Type == nil {
-			nat.Type = proto.String("PUBLIC")
 		}
 		if nat.EndpointTypes == nil {
 			nat.EndpointTypes = []string{"ENDPOINT_TYPE_VM"}
