@@ -51,7 +51,8 @@
 //
 // Kinds defined so far: compute.networks, compute.subnetworks, compute.firewalls, compute.routers,
 // compute.globalAddresses, compute.addresses, compute.projects (only once changed; see compute.DefaultProject),
-// compute.reservations (seeded by POST /emulator/v1/reservations, served by the instances package),
+// compute.reservations (inserted through the API or seeded by POST /emulator/v1/reservations, served by the
+// instances package), compute.routes (user routes; system routes are derived), compute.regionDisks,
 // compute.operations, lro.operations, emulator.quotas.
 //
 // # Operations

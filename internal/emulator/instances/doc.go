@@ -1,8 +1,10 @@
 // Package instances emulates Compute Engine's VM family on top of the emulator core: instances (insert, get, list,
 // aggregatedList, delete, setMetadata, setLabels, reset, stop, start, getGuestAttributes, getSerialPortOutput,
-// reportHostAsFaulty, simulateMaintenanceEvent; host faults, maintenance and preemption in hostevents.go),
-// zonal and regional bulkInsert, instance templates (global and regional), resource policies and the reservations
-// the admin API seeds (read-only here, with live inUseCount).
+// reportHostAsFaulty, simulateMaintenanceEvent; host faults, maintenance and preemption in hostevents.go; the
+// in-place changes setMachineType, setServiceAccount, setMinCpuPlatform, setScheduling, setTags,
+// setDeletionProtection, attachDisk, detachDisk, add/deleteAccessConfig, updateNetworkInterface),
+// zonal and regional bulkInsert, instance templates (global and regional), resource policies and reservations
+// (insert, get, list, aggregatedList, delete, resize, update — or seeded by the admin API — with live inUseCount).
 //
 // Resources are kept in the core store as protojson of the computepb types, so list answers need no re-encoding and
 // the wire format is the official Go client's. Every change a VM causes outside its own record (quota usage,
@@ -16,7 +18,7 @@
 //	compute.regionInstanceTemplates   projects/P/regions/R/instanceTemplates/N
 //	compute.resourcePolicies          projects/P/regions/R/resourcePolicies/N computepb.ResourcePolicy
 //	compute.guestAttributes           the instance key                        GuestAttributeSet
-//	emulator.instanceCharges          the instance key                        Charge (quota and reservation held)
+//	emulator.instanceCharges          the instance or reservation key         Charge (quota and reservation held)
 //	emulator.capacity                 ZONE/MACHINETYPE                        Capacity (stockout after N VMs)
 //	emulator.hostEvents               the instance key                        HostEvent (a notice in flight)
 //	compute.reservations              projects/P/zones/Z/reservations/N       (the compute package's kind)
