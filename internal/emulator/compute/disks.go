@@ -40,7 +40,10 @@ func diskRoutes(s *Service) {
 	s.handle("POST "+p, "compute.disks.insert", core.Mutating, s.insertDisk)
 	s.handle("DELETE "+p+"/{disk}", "compute.disks.delete", core.Mutating, s.deleteDisk)
 	s.handle("GET "+prefix+"/aggregated/disks", "compute.disks.aggregatedList", core.Read, func(w http.ResponseWriter, r *http.Request) {
-		s.aggregated(w, r, "compute#diskAggregatedList", "disks", s.Store.List(KindDisks, "projects/"+r.PathValue("project")+"/zones/"), zoneScopes())
+		// Zonal and regional disks, in key order (regions/ sorts before zones/).
+		project := r.PathValue("project")
+		recs := append(s.Store.List(KindRegionDisks, "projects/"+project+"/regions/"), s.Store.List(KindDisks, "projects/"+project+"/zones/")...)
+		s.aggregated(w, r, "compute#diskAggregatedList", "disks", recs, append(regionScopes(), zoneScopes()...))
 	})
 }
 

@@ -109,12 +109,32 @@ func (s *Service) resizeDisk(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("Disk size cannot be decreased or kept: the requested size must be larger than the current size (%d GB).", disk.GetSizeGb())))
 		return
 	}
-	op := s.diskOp(r, key, "resize", disk.GetId(), func(d *computepb.Disk) error {
+	op := s.opFor(r, key, "resize", disk.GetId(), func(tx *core.Tx, _ *computepb.Operation) error {
+		var d computepb.Disk
+		if ok, _ := tx.Get(KindDisks, key, &d); !ok {
+			return core.OpNotFound(key)
+		}
 		if size <= d.GetSizeGb() {
 			return core.NewOpError(400, "INVALID_FIELD_VALUE", fmt.Sprintf("Invalid value for field 'sizeGb': '%d'. The requested size must be larger than the current size (%d GB).", size, d.GetSizeGb()))
 		}
 		d.SizeGb = proto.Int64(size)
-		return nil
+		// The VMs that use the disk show its new size in their disks[].diskSizeGb.
+		for _, user := range d.GetUsers() {
+			ik := core.RelativePath(user)
+			var inst computepb.Instance
+			if ok, _ := tx.Get(kindInstances, ik, &inst); !ok {
+				continue
+			}
+			for _, ad := range inst.GetDisks() {
+				if core.RelativePath(ad.GetSource()) == key {
+					ad.DiskSizeGb = proto.Int64(size)
+				}
+			}
+			if err := tx.Put(kindInstances, ik, &inst); err != nil {
+				return err
+			}
+		}
+		return tx.Put(KindDisks, key, &d)
 	})
 	answerOp(w, op)
 }

@@ -33,6 +33,13 @@ func TestHTTPRegionDisks(t *testing.T) {
 		t.Errorf("regionDisks.list = %v", list)
 	}
 
+	// disks.aggregatedList holds regional disks under their region's scope.
+	_, agg := do(t, env, "GET", cz+"/aggregated/disks", nil)
+	scoped, _ := agg["items"].(map[string]any)["regions/us-central1"].(map[string]any)
+	if l, _ := scoped["disks"].([]any); len(l) != 1 {
+		t.Errorf("aggregated disks for regions/us-central1 = %v", scoped)
+	}
+
 	code, b := do(t, env, "POST", rd, body)
 	wantError(t, code, b, 409, "alreadyExists", "The resource 'projects/"+project+"/regions/us-central1/disks/shared' already exists")
 	for name, change := range map[string]map[string]any{

@@ -59,6 +59,10 @@ func TestSetMachineTypeServiceAccountMinCpuNeedAStoppedVM(t *testing.T) {
 	_, err = e.instances.SetMachineType(e.ctx, &computepb.SetMachineTypeInstanceRequest{Project: project, Zone: zone, Instance: "a",
 		InstancesSetMachineTypeRequestResource: &computepb.InstancesSetMachineTypeRequest{MachineType: proto.String("zones/" + zone + "/machineTypes/e2-bogus-3")}})
 	wantHTTPError(t, err, 400, "Machine type with name 'e2-bogus-3' does not exist")
+	// A GPU machine type cannot live-migrate: the VM's onHostMaintenance MIGRATE refuses it.
+	_, err = e.instances.SetMachineType(e.ctx, &computepb.SetMachineTypeInstanceRequest{Project: project, Zone: zone, Instance: "a",
+		InstancesSetMachineTypeRequestResource: &computepb.InstancesSetMachineTypeRequest{MachineType: proto.String("zones/" + zone + "/machineTypes/a3-highgpu-8g")}})
+	wantHTTPError(t, err, 400, "do not support live migration")
 
 	e.mustWait(e.instances.SetServiceAccount(e.ctx, &computepb.SetServiceAccountInstanceRequest{Project: project, Zone: zone, Instance: "a",
 		InstancesSetServiceAccountRequestResource: &computepb.InstancesSetServiceAccountRequest{Email: proto.String("sa@test-project.iam.gserviceaccount.com"), Scopes: []string{"https://www.googleapis.com/auth/cloud-platform"}}}))
@@ -147,6 +151,12 @@ func TestAttachDetachDisk(t *testing.T) {
 		t.Fatalf("disk users = %v (%v), want [%s]", d.GetUsers(), err, got.GetSelfLink())
 	}
 	wantHTTPError(t, attach("b"), 400, "is already being used by 'projects/"+project+"/zones/"+zone+"/instances/a'")
+	// Growing the disk shows in the VM's disks[].diskSizeGb.
+	e.mustWait(disks.Resize(e.ctx, &computepb.ResizeDiskRequest{Project: project, Zone: zone, Disk: "data",
+		DisksResizeRequestResource: &computepb.DisksResizeRequest{SizeGb: proto.Int64(200)}}))
+	if got := e.mustGet("a").GetDisks()[1].GetDiskSizeGb(); got != 200 {
+		t.Errorf("attached disk size after resize = %d, want 200", got)
+	}
 	_, err = e.instances.AttachDisk(e.ctx, &computepb.AttachDiskInstanceRequest{Project: project, Zone: zone, Instance: "a",
 		AttachedDiskResource: &computepb.AttachedDisk{Source: proto.String("zones/" + zone + "/disks/nope")}})
 	wantHTTPError(t, err, 404, "disks/nope' was not found")
