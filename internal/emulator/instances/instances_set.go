@@ -3,6 +3,7 @@ package instances
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -145,6 +146,11 @@ func (s *Service) setServiceAccount(w http.ResponseWriter, r *http.Request) {
 	core.WriteJSON(w, http.StatusOK, op)
 }
 
+// cpuPlatforms are the minCpuPlatform values Compute knows (its CPU platforms page).
+var cpuPlatforms = []string{"Intel Broadwell", "Intel Skylake", "Intel Cascade Lake", "Intel Ice Lake", "Intel Sapphire Rapids",
+	"Intel Emerald Rapids", "Intel Granite Rapids", "AMD Rome", "AMD Milan", "AMD Genoa", "AMD Turin", "Ampere Altra",
+	"Google Axion", "NVIDIA Grace"}
+
 func (s *Service) setMinCpuPlatform(w http.ResponseWriter, r *http.Request) {
 	req := &computepb.InstancesSetMinCpuPlatformRequest{}
 	if _, err := readBody(r, req); err != nil {
@@ -158,7 +164,7 @@ func (s *Service) setMinCpuPlatform(w http.ResponseWriter, r *http.Request) {
 	platform := req.GetMinCpuPlatform()
 	name, _ := machineTypeName(inst.GetMachineType())
 	mt, _ := catalog.Machine(name)
-	if platform != "" && platform != "Automatic" && platform != cpuPlatform(mt) {
+	if platform != "" && platform != "Automatic" && !slices.Contains(cpuPlatforms, platform) && platform != cpuPlatform(mt) {
 		fail(w, r, core.InvalidField("minCpuPlatform", platform, fmt.Sprintf("CPU platform '%s' is not available for machine type '%s'.", platform, name)))
 		return
 	}
@@ -187,6 +193,17 @@ func (s *Service) setScheduling(w http.ResponseWriter, r *http.Request) {
 	key, inst, ok := s.instanceFor(w, r)
 	if !ok {
 		return
+	}
+	// Fields the request leaves out keep the VM's provisioning model: setScheduling does not turn a Spot or
+	// flex-start VM into a standard one.
+	if cur := inst.GetScheduling(); sc.ProvisioningModel == nil && sc.Preemptible == nil {
+		sc.ProvisioningModel, sc.Preemptible = cur.ProvisioningModel, cur.Preemptible
+		if sc.InstanceTerminationAction == nil {
+			sc.InstanceTerminationAction = cur.InstanceTerminationAction
+		}
+		if sc.MaxRunDuration == nil {
+			sc.MaxRunDuration = cur.MaxRunDuration
+		}
 	}
 	name, _ := machineTypeName(inst.GetMachineType())
 	mt, _ := catalog.Machine(name)

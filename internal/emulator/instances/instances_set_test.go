@@ -114,6 +114,16 @@ func TestSetTagsSchedulingDeletionProtection(t *testing.T) {
 		t.Errorf("scheduling = %v", sc)
 	}
 
+	// Leaving the provisioning model out keeps it: a Spot VM stays Spot.
+	spot := vm("spot", "e2-standard-4")
+	spot.Scheduling = &computepb.Scheduling{ProvisioningModel: proto.String("SPOT")}
+	e.mustInsert(spot)
+	e.mustWait(e.instances.SetScheduling(e.ctx, &computepb.SetSchedulingInstanceRequest{Project: project, Zone: zone, Instance: "spot",
+		SchedulingResource: &computepb.Scheduling{OnHostMaintenance: proto.String("TERMINATE")}}))
+	if sc := e.mustGet("spot").GetScheduling(); sc.GetProvisioningModel() != "SPOT" || sc.GetAutomaticRestart() || sc.GetInstanceTerminationAction() != "STOP" {
+		t.Errorf("spot scheduling after setScheduling = %v", sc)
+	}
+
 	e.mustWait(e.instances.SetDeletionProtection(e.ctx, &computepb.SetDeletionProtectionInstanceRequest{Project: project, Zone: zone, Resource: "a", DeletionProtection: proto.Bool(true)}))
 	_, err = e.instances.Delete(e.ctx, &computepb.DeleteInstanceRequest{Project: project, Zone: zone, Instance: "a"})
 	wantHTTPError(t, err, 400, "protected against deletion")
