@@ -19,7 +19,8 @@ import (
 // one. Each answers a zonal operation; the change lands when the operation is DONE.
 
 // notStopped is Compute's answer to a change that needs a stopped VM: Google's own Node.js client matches the
-// message "Instance is starting or running." to decide to stop the VM and retry.
+// message "Instance is starting or running." to decide to stop the VM and retry. The reason string
+// (resourceNotReady, as for the other status preconditions here) is UNCONFIRMED against recorded traffic.
 func notStopped() *core.APIError {
 	return core.BadRequest("resourceNotReady", "Instance is starting or running.")
 }
