@@ -59,6 +59,8 @@ func (s *Service) insertBucket(w http.ResponseWriter, r *http.Request) {
 			EffectiveTime:            timestamp(now),
 		},
 	}
+	b.ACL, b.DefaultObjectACL = defaultACL(b.ProjectNumber), defaultACL(b.ProjectNumber)
+	b.Owner = &Owner{Entity: "project-owners-" + b.ProjectNumber}
 	if req.HierarchicalNamespace != nil && req.HierarchicalNamespace.Enabled != nil && *req.HierarchicalNamespace.Enabled {
 		b.HierarchicalNamespace = &HierarchicalNamespace{Enabled: true}
 	}
@@ -81,7 +83,8 @@ func (s *Service) insertBucket(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	core.WriteJSON(w, http.StatusOK, b)
+	// insert answers noAcl unless the request set ACLs itself.
+	core.WriteJSON(w, http.StatusOK, b.answer(fullProjection(r.URL.Query(), req.ACL != nil || req.DefaultObjectACL != nil)))
 }
 
 func (s *Service) getBucket(w http.ResponseWriter, r *http.Request) {
@@ -93,7 +96,7 @@ func (s *Service) getBucket(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	core.WriteJSON(w, http.StatusOK, b)
+	core.WriteJSON(w, http.StatusOK, b.answer(fullProjection(r.URL.Query(), false)))
 }
 
 func (s *Service) getStorageLayout(w http.ResponseWriter, r *http.Request) {
@@ -135,6 +138,7 @@ func (s *Service) listBuckets(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	number, prefix := projectNumber(project), q.Get("prefix")
+	full := fullProjection(q, false)
 	var names []string
 	byName := map[string]Bucket{}
 	for _, rec := range s.Store.List(KindBuckets, "") {
@@ -156,7 +160,7 @@ func (s *Service) listBuckets(w http.ResponseWriter, r *http.Request) {
 			out.NextPageToken = encodePageToken(names[i-1])
 			break
 		}
-		out.Items = append(out.Items, byName[n])
+		out.Items = append(out.Items, byName[n].answer(full))
 	}
 	core.WriteJSON(w, http.StatusOK, out)
 }
@@ -215,7 +219,8 @@ func (s *Service) changeBucket(w http.ResponseWriter, r *http.Request, replace b
 		writeError(w, err)
 		return
 	}
-	core.WriteJSON(w, http.StatusOK, out)
+	// patch and update answer the full projection unless asked otherwise.
+	core.WriteJSON(w, http.StatusOK, out.answer(fullProjection(r.URL.Query(), true)))
 }
 
 func (s *Service) deleteBucket(w http.ResponseWriter, r *http.Request) {

@@ -60,6 +60,7 @@ func Register(srv *core.Server) *Service {
 	h("PUT "+bucket, "storage.buckets.update", core.Mutating, s.updateBucket)
 	h("DELETE "+bucket, "storage.buckets.delete", core.Mutating, s.deleteBucket)
 	h("GET "+bucket+"/storageLayout", "storage.buckets.getStorageLayout", core.Read, s.getStorageLayout)
+	s.registerACLs(bucket)
 
 	// Object names arrive path-escaped ("a%2Fb"), one segment each; the {object...} forms also take names
 	// whose slashes a hand-written request left unescaped.
