@@ -239,6 +239,7 @@ func (s *Service) deleteBucket(w http.ResponseWriter, r *http.Request) {
 			return &core.APIError{Code: http.StatusConflict, Reason: "conflict", Message: "The bucket you tried to delete is not empty."}
 		}
 		tx.Delete(KindBuckets, bucketKey(name))
+		dropBucketChildren(tx, name)
 		return nil
 	})
 	if err != nil {

@@ -61,6 +61,8 @@ func Register(srv *core.Server) *Service {
 	h("DELETE "+bucket, "storage.buckets.delete", core.Mutating, s.deleteBucket)
 	h("GET "+bucket+"/storageLayout", "storage.buckets.getStorageLayout", core.Read, s.getStorageLayout)
 	s.registerACLs(bucket)
+	s.registerNotifications(bucket)
+	s.registerFolders(bucket)
 
 	// Object names arrive path-escaped ("a%2Fb"), one segment each; the {object...} forms also take names
 	// whose slashes a hand-written request left unescaped.
