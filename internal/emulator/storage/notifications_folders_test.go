@@ -37,8 +37,8 @@ func TestNotificationConfigs(t *testing.T) {
 	for want, body := range map[string]map[string]any{
 		"Required":                           {"payload_format": "NONE"},
 		"Invalid Google Cloud Pub/Sub topic": {"topic": "ckpt-events", "payload_format": "NONE"},
-		"payload_format":                     {"topic": "projects/" + project + "/topics/t1", "payload_format": "XML"},
-		"event_types":                        {"topic": "projects/" + project + "/topics/t1", "payload_format": "NONE", "event_types": []string{"OBJECT_READ"}},
+		"payload_format":                     {"topic": "projects/" + project + "/topics/topic-1", "payload_format": "XML"},
+		"event_types":                        {"topic": "projects/" + project + "/topics/topic-1", "payload_format": "NONE", "event_types": []string{"OBJECT_READ"}},
 	} {
 		code, m, _ := call(t, e, "POST", base, "", body)
 		if msg, _ := field(m, "error", "message").(string); code != 400 || !strings.Contains(msg, want) {
