@@ -102,3 +102,61 @@ func TestBucketACLsProjectionAndEndpoints(t *testing.T) {
 		wantError(t, m, 400, "invalid", c.msg)
 	}
 }
+
+// objectAccessControls: an object starts with the bucket's default object ACL; list/get/insert/delete change
+// only that generation's ACL, projection=full shows it, and uniform bucket-level access answers 400.
+func TestObjectACLs(t *testing.T) {
+	e := emulatortest.Start(t)
+	num := emulator.ProjectNumber(project)
+	must(t, e, http.StatusOK, "POST", bucketsPath, map[string]any{"name": "obj-acl"})
+	o := must(t, e, http.StatusOK, "POST", "/upload/storage/v1/b/obj-acl/o?uploadType=media&name=d/x.bin", "x")
+	gen := o["generation"].(string)
+	const acl = "/storage/v1/b/obj-acl/o/d%2Fx.bin/acl"
+	list := must(t, e, http.StatusOK, "GET", acl, nil)
+	items, _ := list["items"].([]any)
+	if list["kind"] != "storage#objectAccessControls" || len(items) != 3 {
+		t.Fatalf("object acl list = %v, want the bucket's three default entries", list)
+	}
+	first := items[0].(map[string]any)
+	for k, want := range map[string]any{
+		"kind": "storage#objectAccessControl", "bucket": "obj-acl", "object": "d/x.bin", "generation": gen,
+		"entity": "project-owners-" + num, "role": "OWNER", "id": "obj-acl/d/x.bin/" + gen + "/project-owners-" + num,
+		"selfLink": "https://www.googleapis.com/storage/v1/b/obj-acl/o/d%2Fx.bin/acl/project-owners-" + num,
+	} {
+		if first[k] != want {
+			t.Errorf("object acl[0].%s = %v, want %v", k, first[k], want)
+		}
+	}
+	if field(first, "projectTeam", "team") != "owners" {
+		t.Errorf("object acl[0].projectTeam = %v", first["projectTeam"])
+	}
+	got := must(t, e, http.StatusOK, "POST", acl, map[string]any{"entity": "user-trainer@example.com", "role": "READER"})
+	if got["email"] != "trainer@example.com" || got["role"] != "READER" {
+		t.Errorf("object acl insert = %v", got)
+	}
+	must(t, e, http.StatusNoContent, "DELETE", acl+"/project-viewers-"+num, nil)
+	if got := must(t, e, http.StatusOK, "GET", acl+"/user-trainer@example.com", nil); got["entity"] != "user-trainer@example.com" {
+		t.Errorf("object acl get = %v", got)
+	}
+	full := must(t, e, http.StatusOK, "GET", "/storage/v1/b/obj-acl/o/d%2Fx.bin?projection=full", nil)
+	var entities []string
+	for _, a := range full["acl"].([]any) {
+		entities = append(entities, a.(map[string]any)["entity"].(string))
+	}
+	if len(entities) != 3 || entities[2] != "user-trainer@example.com" {
+		t.Errorf("projection=full acl entities = %v", entities)
+	}
+	_, m, _ := call(t, e, "GET", acl+"/project-viewers-"+num, "", nil)
+	wantError(t, m, 404, "notFound", "Not Found")
+	_, m, _ = call(t, e, "GET", "/storage/v1/b/obj-acl/o/nope/acl", "", nil)
+	wantError(t, m, 404, "notFound", "No such object: obj-acl/nope")
+	_, m, _ = call(t, e, "POST", acl, "", map[string]any{"entity": "allUsers", "role": "WRITER"})
+	wantError(t, m, 400, "invalid", "role 'WRITER'")
+
+	must(t, e, http.StatusOK, "PATCH", "/storage/v1/b/obj-acl", map[string]any{
+		"iamConfiguration": map[string]any{"uniformBucketLevelAccess": map[string]any{"enabled": true}}})
+	_, m, _ = call(t, e, "GET", acl, "", nil)
+	wantError(t, m, 400, "invalid", "Cannot get legacy ACL for an object when uniform bucket-level access is enabled")
+	_, m, _ = call(t, e, "POST", acl, "", map[string]any{"entity": "allUsers", "role": "READER"})
+	wantError(t, m, 400, "invalid", "Cannot insert legacy ACL for an object when uniform bucket-level access is enabled")
+}

@@ -312,12 +312,13 @@ func folderNotFound(api folderAPI, bucket, name string) error {
 }
 
 // dropBucketChildren removes what lives under a bucket in the store (notifications, folders, managed
-// folders) along with it.
+// folders, object ACLs) along with it.
 func dropBucketChildren(tx *core.Tx, bucket string) {
 	for kind, prefix := range map[string]string{
 		KindNotifications:  notificationPrefix(bucket),
 		KindFolders:        foldersAPI.prefix(bucket),
 		KindManagedFolders: managedFoldersAPI.prefix(bucket),
+		KindObjectACLs:     bucketKey(bucket) + "/objectAcls/",
 	} {
 		for _, rec := range tx.List(kind, prefix) {
 			tx.Delete(kind, rec.Key)

@@ -73,22 +73,28 @@ func (s *Service) objectJSON(r *http.Request, body []byte) []byte {
 		return body
 	}
 	keepACL := r.URL.Query().Get("projection") == "full"
+	var aclBucket *Bucket
 	if keepACL {
-		if b, err := s.bucket(r.PathValue("bucket")); err == nil && b.uniformAccess() {
+		b, err := s.bucket(r.PathValue("bucket"))
+		if err != nil || b.uniformAccess() {
 			keepACL = false
 		}
+		aclBucket = b
 	}
 	fix := func(o map[string]any) {
 		if o["kind"] != "storage#object" {
 			return
 		}
-		if !keepACL {
-			delete(o, "acl")
-			delete(o, "owner")
-		}
 		bucket, _ := o["bucket"].(string)
 		name, _ := o["name"].(string)
 		gen, _ := o["generation"].(string)
+		if !keepACL {
+			delete(o, "acl")
+			delete(o, "owner")
+		} else if g, err := strconv.ParseInt(gen, 10, 64); err == nil && aclBucket != nil && aclBucket.Name == bucket {
+			// The object's ACL is this package's (the object server's has the wrong entities).
+			o["acl"] = s.objectACLs(aclBucket, name, g)
+		}
 		o["id"] = bucket + "/" + name + "/" + gen
 		metagen, _ := o["metageneration"].(string)
 		o["etag"] = objectEtag(gen, metagen)

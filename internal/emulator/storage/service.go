@@ -77,6 +77,7 @@ func Register(srv *core.Server) *Service {
 		h("PATCH "+p, "storage.objects.patch", core.Mutating, s.objectCall)
 		h("PUT "+p, "storage.objects.update", core.Mutating, s.objectCall)
 	}
+	s.registerObjectACLs(object)
 	h("POST "+object+"/compose", "storage.objects.compose", core.Mutating, s.objectCall)
 	h("POST "+object+"/rewriteTo/b/{destBucket}/o/{destObject}", "storage.objects.rewrite", core.Mutating, s.objectCall)
 	h("POST "+object+"/copyTo/b/{destBucket}/o/{destObject}", "storage.objects.copy", core.Mutating, s.objectCall)
