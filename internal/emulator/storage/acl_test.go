@@ -160,3 +160,26 @@ func TestObjectACLs(t *testing.T) {
 	_, m, _ = call(t, e, "POST", acl, "", map[string]any{"entity": "allUsers", "role": "READER"})
 	wantError(t, m, 400, "invalid", "Cannot insert legacy ACL for an object when uniform bucket-level access is enabled")
 }
+
+// predefinedAcl and predefinedDefaultObjectAcl on insert and patch set the ACLs they name; an unknown value and
+// any on a bucket with uniform bucket-level access are 400s.
+func TestBucketPredefinedACLs(t *testing.T) {
+	e := emulatortest.Start(t)
+	num := emulator.ProjectNumber(project)
+	b := must(t, e, http.StatusOK, "POST", bucketsPath+"&predefinedAcl=publicRead&predefinedDefaultObjectAcl=private", map[string]any{"name": "pre-acl"})
+	acl, _ := b["acl"].([]any)
+	def, _ := b["defaultObjectAcl"].([]any)
+	if len(acl) != 2 || acl[1].(map[string]any)["entity"] != "allUsers" || acl[1].(map[string]any)["role"] != "READER" ||
+		len(def) != 1 || def[0].(map[string]any)["entity"] != "project-owners-"+num {
+		t.Errorf("insert with predefined ACLs: acl %v, defaultObjectAcl %v", b["acl"], b["defaultObjectAcl"])
+	}
+	p := must(t, e, http.StatusOK, "PATCH", "/storage/v1/b/pre-acl?predefinedAcl=private", map[string]any{})
+	if acl, _ := p["acl"].([]any); len(acl) != 1 {
+		t.Errorf("patch predefinedAcl=private: acl %v", p["acl"])
+	}
+	_, m, _ := call(t, e, "POST", bucketsPath+"&predefinedAcl=everyone", "", map[string]any{"name": "pre-acl-2"})
+	wantError(t, m, 400, "invalid", "predefinedAcl: 'everyone'")
+	_, m, _ = call(t, e, "POST", bucketsPath+"&predefinedAcl=private", "", map[string]any{"name": "pre-acl-3",
+		"iamConfiguration": map[string]any{"uniformBucketLevelAccess": map[string]any{"enabled": true}}})
+	wantError(t, m, 400, "invalid", "uniform bucket-level access")
+}

@@ -68,6 +68,11 @@ func (s *Service) insertBucket(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
+	predefined, perr := applyPredefined(r.URL.Query(), b)
+	if perr != nil {
+		writeError(w, perr)
+		return
+	}
 	err := s.Store.Update(func(tx *core.Tx) error {
 		var old Bucket
 		if ok, _ := tx.Get(KindBuckets, bucketKey(name), &old); ok {
@@ -84,7 +89,7 @@ func (s *Service) insertBucket(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// insert answers noAcl unless the request set ACLs itself.
-	core.WriteJSON(w, http.StatusOK, b.answer(fullProjection(r.URL.Query(), req.ACL != nil || req.DefaultObjectACL != nil)))
+	core.WriteJSON(w, http.StatusOK, b.answer(fullProjection(r.URL.Query(), predefined || req.ACL != nil || req.DefaultObjectACL != nil)))
 }
 
 func (s *Service) getBucket(w http.ResponseWriter, r *http.Request) {
@@ -209,6 +214,9 @@ func (s *Service) changeBucket(w http.ResponseWriter, r *http.Request, replace b
 		}
 		now := s.Now()
 		if err := req.apply(&b, now, true); err != nil {
+			return err
+		}
+		if _, err := applyPredefined(r.URL.Query(), &b); err != nil {
 			return err
 		}
 		b.touch(now)
