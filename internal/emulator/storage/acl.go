@@ -73,8 +73,9 @@ func (s *Service) aclBucket(r *http.Request) (*Bucket, error) {
 	return b, nil
 }
 
-// putACL serves insert (entity from the body; an entity already listed gets the new role) and patch/update of
-// entity. A change is a change of the bucket: its metageneration and etag move.
+// putACL serves insert (entity from the body) and patch/update of entity: each sets the entity's role, adding
+// the entity when it is not listed (the Go client's ACLHandle.Set is an update). A change is a change of the
+// bucket: its metageneration and etag move.
 func (s *Service) putACL(w http.ResponseWriter, r *http.Request, kind aclKind, entity string) {
 	var req AccessControl
 	if err := decode(r, &req); err != nil {
@@ -104,9 +105,6 @@ func (s *Service) putACL(w http.ResponseWriter, r *http.Request, kind aclKind, e
 				(*list)[i].Role = req.Role
 				return nil
 			}
-		}
-		if r.Method != http.MethodPost {
-			return aclNotFound()
 		}
 		*list = append(*list, AccessControl{Entity: entity, Role: req.Role})
 		return nil

@@ -125,7 +125,7 @@ func (s *Service) getObjectACL(w http.ResponseWriter, r *http.Request) {
 	writeError(w, aclNotFound())
 }
 
-// putObjectACL serves insert (an entity already listed gets the new role) and patch/update of entity.
+// putObjectACL serves insert and patch/update of entity; each sets the entity's role, adding it when missing.
 func (s *Service) putObjectACL(w http.ResponseWriter, r *http.Request, entity string) {
 	var req AccessControl
 	if err := decode(r, &req); err != nil {
@@ -150,9 +150,6 @@ func (s *Service) putObjectACL(w http.ResponseWriter, r *http.Request, entity st
 				acl[i].Role = req.Role
 				return acl, nil
 			}
-		}
-		if r.Method != http.MethodPost {
-			return nil, aclNotFound()
 		}
 		return append(acl, AccessControl{Entity: entity, Role: req.Role}), nil
 	}, func(ref *objectRef) {
