@@ -170,9 +170,6 @@ func (s *Service) insertFirewall(w http.ResponseWriter, r *http.Request) {
 	id, created, self := s.newMeta(KindFirewalls, key)
 	fw.Kind = proto.String("compute#firewall")
 	// Compute answers these even when they were not sent.
-	if fw.Description == nil {
-		fw.Description = proto.String("")
-	}
 	if fw.Disabled == nil {
 		fw.Disabled = proto.Bool(false)
 	}

@@ -24,11 +24,17 @@ func TestHTTPAutoModeNetworkAndRoutes(t *testing.T) {
 		t.Fatalf("networks.insert: %d %v", code, body)
 	}
 	code, n := do(t, env, "GET", cz+"/global/networks/auto", nil)
-	if code != 200 || n["description"] != "" || n["autoCreateSubnetworks"] != true {
+	if code != 200 || n["autoCreateSubnetworks"] != true {
 		t.Fatalf("network: %d %v", code, n)
 	}
+	// Fields the request did not send and Compute leaves unset are absent, not "" or a default.
+	for _, k := range []string{"description", "mtu"} {
+		if v, ok := n[k]; ok {
+			t.Errorf("network answers %s %v it was not sent", k, v)
+		}
+	}
 	code, sub := do(t, env, "GET", cz+"/regions/us-central1/subnetworks/auto", nil)
-	if code != 200 || sub["ipCidrRange"] != "10.128.0.0/20" || sub["gatewayAddress"] != "10.128.0.1" || sub["state"] != "READY" || sub["description"] != "" {
+	if code != 200 || sub["ipCidrRange"] != "10.128.0.0/20" || sub["gatewayAddress"] != "10.128.0.1" || sub["state"] != "READY" || sub["description"] != nil {
 		t.Fatalf("us-central1 auto subnet: %d %v", code, sub)
 	}
 	for _, region := range catalog.Regions() {
@@ -241,7 +247,7 @@ func TestHTTPMalformedPageToken(t *testing.T) {
 	}
 }
 
-// Compute answers defaults it was not sent: an empty description, disabled false, logging off.
+// Compute answers defaults it was not sent (disabled false, logging off) but no description; one sent is kept.
 func TestHTTPFirewallDefaults(t *testing.T) {
 	env := emulatortest.Start(t)
 	httpNet(t, env)
@@ -252,8 +258,16 @@ func TestHTTPFirewallDefaults(t *testing.T) {
 	}
 	code, fw := do(t, env, "GET", cz+"/global/firewalls/ssh", nil)
 	logCfg, _ := fw["logConfig"].(map[string]any)
-	if code != 200 || fw["description"] != "" || fw["disabled"] != false || logCfg["enable"] != false ||
+	if _, ok := fw["description"]; code != 200 || ok || fw["disabled"] != false || logCfg["enable"] != false ||
 		fw["direction"] != "INGRESS" || fw["priority"] != float64(1000) {
 		t.Errorf("firewall = %d %v", code, fw)
+	}
+	if code, body := do(t, env, "POST", cz+"/global/firewalls", map[string]any{
+		"name": "iap", "network": "global/networks/net", "sourceRanges": []string{"35.235.240.0/20"}, "description": "IAP SSH",
+		"allowed": []any{map[string]any{"IPProtocol": "tcp", "ports": []string{"22"}}}}); code != 200 {
+		t.Fatalf("firewalls.insert: %d %v", code, body)
+	}
+	if _, fw := do(t, env, "GET", cz+"/global/firewalls/iap", nil); fw["description"] != "IAP SSH" {
+		t.Errorf("a sent description: %v", fw["description"])
 	}
 }

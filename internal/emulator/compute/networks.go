@@ -85,7 +85,8 @@ func (s *Service) insertNetwork(w http.ResponseWriter, r *http.Request) {
 		rdma = true
 	}
 	if n.Mtu == nil {
-		n.Mtu = proto.Int32(defaultMTU)
+		// Compute answers no mtu for a network created without one (it runs at 1460, see effectiveMTU);
+		// a network on a RoCE profile takes the profile's 8896.
 		if rdma {
 			n.Mtu = proto.Int32(maxMTU)
 		}
@@ -118,9 +119,6 @@ func (s *Service) insertNetwork(w http.ResponseWriter, r *http.Request) {
 	n.Subnetworks = nil
 	n.Peerings = nil
 	n.GatewayIPv4 = nil
-	if n.Description == nil {
-		n.Description = proto.String("")
-	}
 
 	answerOp(w, s.opFor(r, key, "insert", id, func(tx *core.Tx, _ *computepb.Operation) error {
 		if tx.Exists(KindNetworks, key) {
@@ -374,4 +372,12 @@ func networkProfile(project, ref string) (networkProfileInfo, bool) {
 		}
 	}
 	return networkProfileInfo{}, false
+}
+
+// effectiveMTU is the MTU a network runs at: its own, or the default when it was created without one.
+func effectiveMTU(n *computepb.Network) int32 {
+	if m := n.GetMtu(); m > 0 {
+		return m
+	}
+	return defaultMTU
 }

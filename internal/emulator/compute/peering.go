@@ -155,7 +155,7 @@ func fillPeering(p *computepb.NetworkPeering, remote *computepb.Network) {
 	if p.StackType == nil {
 		p.StackType = proto.String("IPV4_ONLY")
 	}
-	p.PeerMtu = proto.Int32(remote.GetMtu())
+	p.PeerMtu = proto.Int32(effectiveMTU(remote))
 }
 
 func peeringTo(n *computepb.Network, selfLink string) *computepb.NetworkPeering {

@@ -71,9 +71,6 @@ func (s *Service) fillSubnet(sub *computepb.Subnetwork, project, region string) 
 		sub.PrivateIpv6GoogleAccess = proto.String("DISABLE_GOOGLE_ACCESS")
 	}
 	// Compute answers these even when empty or default.
-	if sub.Description == nil {
-		sub.Description = proto.String("")
-	}
 	sub.State = proto.String("READY")
 }
 

@@ -55,6 +55,14 @@ func (s *Service) initialInstance(name string, ni *newInstance) *filestorepb.Ins
 		inst.Protocol = filestorepb.Instance_NFS_V3
 	}
 	nc := inst.Networks[0]
+	// Filestore answers the network by its short name when it is in the instance's project, whatever form
+	// the request named it in; a network of another project (shared VPC) keeps its path.
+	project, _ := nameParts(name)
+	if ni.network.Project == project || ni.network.Project == core.ProjectNumber(project) {
+		nc.Network = ni.network.Name
+	} else {
+		nc.Network = "projects/" + ni.network.Project + "/global/networks/" + ni.network.Name
+	}
 	if len(nc.Modes) == 0 {
 		nc.Modes = []filestorepb.NetworkConfig_AddressMode{filestorepb.NetworkConfig_MODE_IPV4}
 	}

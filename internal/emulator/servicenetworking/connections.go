@@ -90,7 +90,7 @@ func (s *Service) createConnection(w http.ResponseWriter, r *http.Request) {
 		}
 		return s.putConnection(tx, net, service, ranges)
 	}})
-	core.WriteJSON(w, http.StatusOK, l)
+	writeOperation(w, l)
 }
 
 // putConnection makes a new connection of the network to service over ranges, with its VPC peering.
@@ -212,7 +212,7 @@ func (s *Service) patchConnection(w http.ResponseWriter, r *http.Request) {
 		}
 		return core.Typed(connectionTypeURL, cur.wire()), nil
 	}})
-	core.WriteJSON(w, http.StatusOK, l)
+	writeOperation(w, l)
 }
 
 func (s *Service) deleteConnection(w http.ResponseWriter, r *http.Request) {
@@ -246,12 +246,16 @@ func (s *Service) deleteConnection(w http.ResponseWriter, r *http.Request) {
 			return nil, failedPrecondition("Failed to delete connection; %s Still in use by: %s.", msgProducersInUse, strings.Join(users, ", "))
 		}
 		tx.Delete(KindConnections, key)
+		// The peered DNS domains ride on the connection's peering and go with it.
+		for _, rec := range tx.List(KindPeeredDNSDomains, peeredDNSPrefix(net, service)) {
+			tx.Delete(KindPeeredDNSDomains, rec.Key)
+		}
 		if err := setPeering(tx, net, service, false, s.Now()); err != nil {
 			return nil, err
 		}
 		return core.Typed(emptyTypeURL, struct{}{}), nil
 	}})
-	core.WriteJSON(w, http.StatusOK, l)
+	writeOperation(w, l)
 }
 
 // requestNetwork parses a network named in a request, answering a 400 naming field when it is malformed.

@@ -54,6 +54,7 @@ func Register(srv *core.Server) *Service {
 	// The generated client posts deleteConnection to v1/{+name} (no ":deleteConnection" verb); the verb form
 	// of the discovery document's flatPath is accepted too.
 	s.Router.Handle("POST "+conns+"/{name}", "servicenetworking.services.connections.deleteConnection", core.Mutating, s.deleteConnection)
+	registerPeeredDNSDomains(s)
 	s.Router.Handle("GET "+prefix+"/operations/{operation}", "servicenetworking.operations.get", core.Read, s.getOperation)
 	srv.Provide(ComponentName, s)
 	return s
@@ -66,5 +67,5 @@ func (s *Service) getOperation(w http.ResponseWriter, r *http.Request) {
 		core.WriteError(w, r, core.GoogleError(http.StatusNotFound, "Operation '%s' not found.", name))
 		return
 	}
-	core.WriteJSON(w, http.StatusOK, l)
+	writeOperation(w, l)
 }

@@ -121,6 +121,33 @@ func (req *bucketRequest) apply(b *Bucket, now time.Time, existing bool) error {
 			b.Lifecycle = nil
 		}
 	}
+	if len(req.IPFilter) > 0 {
+		b.IPFilter = req.IPFilter
+		if string(req.IPFilter) == "null" {
+			b.IPFilter = nil
+		}
+	}
+	for kind, sent := range map[aclKind]*[]AccessControl{bucketACL: req.ACL, defaultObjectACL: req.DefaultObjectACL} {
+		if sent == nil {
+			continue
+		}
+		if err := checkACL(kind, *sent); err != nil {
+			return err
+		}
+		list := b.entries(kind)
+		*list = nil
+		for _, a := range *sent {
+			*list = append(*list, AccessControl{Entity: a.Entity, Role: a.Role})
+		}
+	}
+	if (req.ACL != nil || req.DefaultObjectACL != nil) && b.uniformAccess() {
+		return uniformAccessACL(true)
+	}
+	// Autoclass manages the storage class: a bucket created with it starts STANDARD whatever class the
+	// request named (the real API accepts the request and answers STANDARD).
+	if !existing && b.autoclass() {
+		b.StorageClass = "STANDARD"
+	}
 	if err := catalog.ValidateBucketFeatures(b.StorageClass, b.autoclass(), b.hns(), b.uniformAccess()); err != nil {
 		if b.hns() && !b.uniformAccess() {
 			return badRequest("invalid", "Hierarchical namespace requires uniform bucket-level access to be enabled.")

@@ -32,8 +32,13 @@ type Bucket struct {
 	HierarchicalNamespace *HierarchicalNamespace `json:"hierarchicalNamespace,omitempty"`
 	SoftDeletePolicy      *SoftDeletePolicy      `json:"softDeletePolicy"`
 	Versioning            *Versioning            `json:"versioning,omitempty"`
-	// Lifecycle is kept as the caller sent it.
+	// Lifecycle and IPFilter are kept as the caller sent them.
 	Lifecycle json.RawMessage `json:"lifecycle,omitempty"`
+	IPFilter  json.RawMessage `json:"ipFilter,omitempty"`
+	// The ACLs are kept in their stored form (entity and role); answer renders them for projection=full.
+	ACL              []AccessControl `json:"acl,omitempty"`
+	DefaultObjectACL []AccessControl `json:"defaultObjectAcl,omitempty"`
+	Owner            *Owner          `json:"owner,omitempty"`
 }
 
 // IAMConfiguration is the bucket's access model; bucketPolicyOnly is the legacy name the API still mirrors.

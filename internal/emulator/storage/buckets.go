@@ -59,11 +59,18 @@ func (s *Service) insertBucket(w http.ResponseWriter, r *http.Request) {
 			EffectiveTime:            timestamp(now),
 		},
 	}
+	b.ACL, b.DefaultObjectACL = defaultACL(b.ProjectNumber), defaultACL(b.ProjectNumber)
+	b.Owner = &Owner{Entity: "project-owners-" + b.ProjectNumber}
 	if req.HierarchicalNamespace != nil && req.HierarchicalNamespace.Enabled != nil && *req.HierarchicalNamespace.Enabled {
 		b.HierarchicalNamespace = &HierarchicalNamespace{Enabled: true}
 	}
 	if err := req.apply(b, now, false); err != nil {
 		writeError(w, err)
+		return
+	}
+	predefined, perr := applyPredefined(r.URL.Query(), b)
+	if perr != nil {
+		writeError(w, perr)
 		return
 	}
 	err := s.Store.Update(func(tx *core.Tx) error {
@@ -81,7 +88,8 @@ func (s *Service) insertBucket(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	core.WriteJSON(w, http.StatusOK, b)
+	// insert answers noAcl unless the request set ACLs itself.
+	core.WriteJSON(w, http.StatusOK, b.answer(fullProjection(r.URL.Query(), predefined || req.ACL != nil || req.DefaultObjectACL != nil)))
 }
 
 func (s *Service) getBucket(w http.ResponseWriter, r *http.Request) {
@@ -93,7 +101,7 @@ func (s *Service) getBucket(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	core.WriteJSON(w, http.StatusOK, b)
+	core.WriteJSON(w, http.StatusOK, b.answer(fullProjection(r.URL.Query(), false)))
 }
 
 func (s *Service) getStorageLayout(w http.ResponseWriter, r *http.Request) {
@@ -135,6 +143,7 @@ func (s *Service) listBuckets(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	number, prefix := projectNumber(project), q.Get("prefix")
+	full := fullProjection(q, false)
 	var names []string
 	byName := map[string]Bucket{}
 	for _, rec := range s.Store.List(KindBuckets, "") {
@@ -156,7 +165,7 @@ func (s *Service) listBuckets(w http.ResponseWriter, r *http.Request) {
 			out.NextPageToken = encodePageToken(names[i-1])
 			break
 		}
-		out.Items = append(out.Items, byName[n])
+		out.Items = append(out.Items, byName[n].answer(full))
 	}
 	core.WriteJSON(w, http.StatusOK, out)
 }
@@ -207,6 +216,9 @@ func (s *Service) changeBucket(w http.ResponseWriter, r *http.Request, replace b
 		if err := req.apply(&b, now, true); err != nil {
 			return err
 		}
+		if _, err := applyPredefined(r.URL.Query(), &b); err != nil {
+			return err
+		}
 		b.touch(now)
 		out = &b
 		return tx.Put(KindBuckets, bucketKey(name), &b)
@@ -215,7 +227,8 @@ func (s *Service) changeBucket(w http.ResponseWriter, r *http.Request, replace b
 		writeError(w, err)
 		return
 	}
-	core.WriteJSON(w, http.StatusOK, out)
+	// patch and update answer the full projection unless asked otherwise.
+	core.WriteJSON(w, http.StatusOK, out.answer(fullProjection(r.URL.Query(), true)))
 }
 
 func (s *Service) deleteBucket(w http.ResponseWriter, r *http.Request) {
@@ -234,6 +247,7 @@ func (s *Service) deleteBucket(w http.ResponseWriter, r *http.Request) {
 			return &core.APIError{Code: http.StatusConflict, Reason: "conflict", Message: "The bucket you tried to delete is not empty."}
 		}
 		tx.Delete(KindBuckets, bucketKey(name))
+		dropBucketChildren(tx, name)
 		return nil
 	})
 	if err != nil {

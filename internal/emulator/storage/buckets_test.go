@@ -118,7 +118,6 @@ func TestBucketInsertRejectsWhatTheAPIRejects(t *testing.T) {
 		{"versioning with hns", bucketsPath, map[string]any{"name": "x-bucket", "hierarchicalNamespace": map[string]any{"enabled": true},
 			"iamConfiguration": map[string]any{"uniformBucketLevelAccess": map[string]any{"enabled": true}}, "versioning": map[string]any{"enabled": true}},
 			400, "invalid", "Object versioning is not supported for buckets with hierarchical namespace enabled."},
-		{"autoclass on nearline", bucketsPath, map[string]any{"name": "x-bucket", "storageClass": "NEARLINE", "autoclass": map[string]any{"enabled": true}}, 400, "invalid", "STANDARD"},
 		{"autoclass terminal", bucketsPath, map[string]any{"name": "x-bucket", "autoclass": map[string]any{"enabled": true, "terminalStorageClass": "COLDLINE"}}, 400, "invalid", "NEARLINE or ARCHIVE"},
 		{"soft delete 3 days", bucketsPath, map[string]any{"name": "x-bucket", "softDeletePolicy": map[string]any{"retentionDurationSeconds": "259200"}}, 400, "invalid", "soft delete"},
 		{"bad label", bucketsPath, map[string]any{"name": "x-bucket", "labels": map[string]any{"Team": "a"}}, 400, "invalid", "label key"},

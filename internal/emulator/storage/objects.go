@@ -1,10 +1,13 @@
 package storage
 
 import (
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/fsouza/fake-gcs-server/fakestorage"
@@ -22,6 +25,10 @@ func (s *Service) objectCall(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	h := s.objects.Load().HTTPHandler()
+	if object := r.PathValue("object"); object != "" && !strings.HasSuffix(r.URL.Path, "/compose") {
+		// The object server's 404 has no body; the API names the object.
+		w = &objectNotFound{ResponseWriter: w, bucket: r.PathValue("bucket"), object: object}
+	}
 	if r.Method == http.MethodDelete && r.PathValue("object") != "" {
 		// The API answers a deleted object with 204 and no body; the object server says 200 "null".
 		rec := &noContent{ResponseWriter: w}
@@ -35,6 +42,17 @@ func (s *Service) objectCall(w http.ResponseWriter, r *http.Request) {
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, r)
 	body := rec.Body.Bytes()
+	if (r.Method == http.MethodPatch || r.Method == http.MethodPut) && rec.Code == http.StatusOK && r.PathValue("object") != "" {
+		// The object server answers a patch or update with its own record (no kind, no metageneration);
+		// the API answers the object resource, which its get gives.
+		get := httptest.NewRequest(http.MethodGet, "/storage/v1/b/"+url.PathEscape(r.PathValue("bucket"))+"/o/"+url.PathEscape(r.PathValue("object")), nil)
+		get.URL.RawQuery = r.URL.RawQuery
+		again := httptest.NewRecorder()
+		h.ServeHTTP(again, get)
+		if again.Code == http.StatusOK {
+			rec, body = again, again.Body.Bytes()
+		}
+	}
 	if rec.Code == http.StatusOK && strings.HasPrefix(rec.Header().Get("Content-Type"), "application/json") {
 		body = s.objectJSON(r, body)
 		rec.Header().Del("Content-Length")
@@ -55,23 +73,31 @@ func (s *Service) objectJSON(r *http.Request, body []byte) []byte {
 		return body
 	}
 	keepACL := r.URL.Query().Get("projection") == "full"
+	var aclBucket *Bucket
 	if keepACL {
-		if b, err := s.bucket(r.PathValue("bucket")); err == nil && b.uniformAccess() {
+		b, err := s.bucket(r.PathValue("bucket"))
+		if err != nil || b.uniformAccess() {
 			keepACL = false
 		}
+		aclBucket = b
 	}
 	fix := func(o map[string]any) {
 		if o["kind"] != "storage#object" {
 			return
 		}
-		if !keepACL {
-			delete(o, "acl")
-			delete(o, "owner")
-		}
 		bucket, _ := o["bucket"].(string)
 		name, _ := o["name"].(string)
 		gen, _ := o["generation"].(string)
+		if !keepACL {
+			delete(o, "acl")
+			delete(o, "owner")
+		} else if g, err := strconv.ParseInt(gen, 10, 64); err == nil && aclBucket != nil && aclBucket.Name == bucket {
+			// The object's ACL is this package's (the object server's has the wrong entities).
+			o["acl"] = s.objectACLs(aclBucket, name, g)
+		}
 		o["id"] = bucket + "/" + name + "/" + gen
+		metagen, _ := o["metageneration"].(string)
+		o["etag"] = objectEtag(gen, metagen)
 		path := url.PathEscape(bucket) + "/o/" + url.PathEscape(name)
 		o["selfLink"] = selfLinkBase + path
 		o["mediaLink"] = "https://storage.googleapis.com/download/storage/v1/b/" + path + "?generation=" + gen + "&alt=media"
@@ -89,6 +115,44 @@ func (s *Service) objectJSON(r *http.Request, body []byte) []byte {
 		return body
 	}
 	return out
+}
+
+// objectEtag is the etag the real API gives an object: the base64 of protobuf varint fields 1 (generation) and
+// 2 (metageneration), e.g. "CJ+Fo7z+rYMDEAE=" (not the MD5 the object server uses, which clients must not
+// take for one).
+func objectEtag(generation, metageneration string) string {
+	g, _ := strconv.ParseUint(generation, 10, 64)
+	m, err := strconv.ParseUint(metageneration, 10, 64)
+	if err != nil {
+		m = 1
+	}
+	b := binary.AppendUvarint([]byte{0x08}, g)
+	b = binary.AppendUvarint(append(b, 0x10), m)
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+// objectNotFound answers the object server's 404 as the API does: "No such object: BUCKET/OBJECT".
+type objectNotFound struct {
+	http.ResponseWriter
+	bucket, object string
+	swallow        bool
+}
+
+func (n *objectNotFound) WriteHeader(code int) {
+	if code != http.StatusNotFound || n.swallow {
+		n.ResponseWriter.WriteHeader(code)
+		return
+	}
+	n.swallow = true
+	n.Header().Del("Content-Length")
+	writeError(n.ResponseWriter, &core.APIError{Code: http.StatusNotFound, Reason: "notFound", Message: "No such object: " + n.bucket + "/" + n.object})
+}
+
+func (n *objectNotFound) Write(b []byte) (int, error) {
+	if n.swallow {
+		return len(b), nil
+	}
+	return n.ResponseWriter.Write(b)
 }
 
 // noContent turns a 200 answer into 204 with no body and passes any other answer through.

@@ -37,7 +37,10 @@ type bucketRequest struct {
 	Versioning *struct {
 		Enabled *bool `json:"enabled"`
 	} `json:"versioning"`
-	Lifecycle json.RawMessage `json:"lifecycle"`
+	Lifecycle        json.RawMessage  `json:"lifecycle"`
+	IPFilter         json.RawMessage  `json:"ipFilter"`
+	ACL              *[]AccessControl `json:"acl"`
+	DefaultObjectACL *[]AccessControl `json:"defaultObjectAcl"`
 }
 
 // int64String is an int64 field of the JSON API: a decimal string on the wire, a bare number accepted too.

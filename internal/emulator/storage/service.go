@@ -60,6 +60,9 @@ func Register(srv *core.Server) *Service {
 	h("PUT "+bucket, "storage.buckets.update", core.Mutating, s.updateBucket)
 	h("DELETE "+bucket, "storage.buckets.delete", core.Mutating, s.deleteBucket)
 	h("GET "+bucket+"/storageLayout", "storage.buckets.getStorageLayout", core.Read, s.getStorageLayout)
+	s.registerACLs(bucket)
+	s.registerNotifications(bucket)
+	s.registerFolders(bucket)
 
 	// Object names arrive path-escaped ("a%2Fb"), one segment each; the {object...} forms also take names
 	// whose slashes a hand-written request left unescaped.
@@ -74,6 +77,7 @@ func Register(srv *core.Server) *Service {
 		h("PATCH "+p, "storage.objects.patch", core.Mutating, s.objectCall)
 		h("PUT "+p, "storage.objects.update", core.Mutating, s.objectCall)
 	}
+	s.registerObjectACLs(object)
 	h("POST "+object+"/compose", "storage.objects.compose", core.Mutating, s.objectCall)
 	h("POST "+object+"/rewriteTo/b/{destBucket}/o/{destObject}", "storage.objects.rewrite", core.Mutating, s.objectCall)
 	h("POST "+object+"/copyTo/b/{destBucket}/o/{destObject}", "storage.objects.copy", core.Mutating, s.objectCall)

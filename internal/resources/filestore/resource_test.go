@@ -63,7 +63,8 @@ func TestAccFilestore_basic(t *testing.T) {
 						if !i.GetDeletionProtectionEnabled() {
 							return fmt.Errorf("deletionProtectionEnabled is false; the default is true")
 						}
-						if got := i.GetNetworks()[0].GetNetwork(); got != "projects/hc-acc-test/global/networks/hc-fs" {
+						// Filestore answers a network of the instance's project by its short name.
+						if got := i.GetNetworks()[0].GetNetwork(); got != "hc-fs" {
 							return fmt.Errorf("network %q", got)
 						}
 						return nil

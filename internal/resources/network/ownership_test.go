@@ -91,7 +91,7 @@ func TestAccNetwork_foreignNetwork(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the foreign network is gone: %v", err)
 	}
-	if net.GetMtu() != 1460 || net.GetDescription() != "made with gcloud" {
+	if net.Mtu != nil || net.GetDescription() != "made with gcloud" {
 		t.Errorf("the foreign network changed: MTU %d, description %q", net.GetMtu(), net.GetDescription())
 	}
 	if err := env.CheckCount("compute.subnetworks", 0)(nil); err != nil {

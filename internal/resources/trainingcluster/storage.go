@@ -32,7 +32,7 @@ func resolveMounts(ctx context.Context, c *gcp.Clients, s *desired) (clusterconf
 		nw := inst.GetNetworks()[0]
 		if !tfutil.SameNetwork(nw.GetNetwork(), s.network, s.project) {
 			return m, fmt.Errorf("home.filestore: Filestore instance %s is attached to network %s, but the cluster's VMs are in %s; they could not mount it",
-				s.home.filestore, nw.GetNetwork(), tfutil.NetworkPath(s.network, s.project))
+				s.home.filestore, tfutil.NetworkPath(nw.GetNetwork(), s.project), tfutil.NetworkPath(s.network, s.project))
 		}
 		m.Home.Server = nw.GetIpAddresses()[0]
 		m.Home.Share = "/" + inst.GetFileShares()[0].GetName()
