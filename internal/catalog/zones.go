@@ -82,8 +82,8 @@ const (
 )
 
 var (
-	gpFull = []string{"c2", "c2d", "c3", "c3d", "c4", "e2", "n1", "n2", "n2d"}
-	gpNoC2 = []string{"c3", "c3d", "c4", "e2", "n1", "n2", "n2d"}
+	gpFull = []string{"c2", "c2d", "c3", "c3d", "c4", "e2", "n1", "n2", "n2d", "t2d"}
+	gpNoC2 = []string{"c3", "c3d", "c4", "e2", "n1", "n2", "n2d", "t2d"}
 	// gpHPC adds the HPC series (H3, H4D), offered in few zones.
 	gpHPC = append(slices.Clone(gpFull), "h3", "h4d")
 )

@@ -156,12 +156,12 @@ func machineTypeResource(project, zone string, m catalog.MachineType) *computepb
 		Description:                  proto.String(m.Description()),
 		GuestCpus:                    proto.Int32(int32(m.CPUs)),
 		MemoryMb:                     proto.Int32(int32(m.MemoryMB)),
-		ImageSpaceGb:                 proto.Int32(0),
+		ImageSpaceGb:                 proto.Int32(int32(m.ImageSpaceGB())),
 		MaximumPersistentDisks:       proto.Int32(int32(max(m.MaxPersistentDisks, 1))),
-		MaximumPersistentDisksSizeGb: proto.Int64(263168),
+		MaximumPersistentDisksSizeGb: proto.Int64(int64(m.DiskCapacityLimitGB())),
 		Zone:                         proto.String(zone),
 		SelfLink:                     proto.String(core.SelfLink("projects/" + project + "/zones/" + zone + "/machineTypes/" + m.Name)),
-		IsSharedCpu:                  proto.Bool(false),
+		IsSharedCpu:                  proto.Bool(m.SharedCPU),
 	}
 	if m.Arch != "" {
 		mt.Architecture = proto.String(m.Arch)
