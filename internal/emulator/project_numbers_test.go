@@ -53,7 +53,9 @@ func TestProjectNumberAddressesTheProject(t *testing.T) {
 	if code := call(t, env, "POST", "/storage/v1/b?project=p", map[string]any{"name": "p-data"}, &b); code != 200 {
 		t.Fatalf("buckets.insert: %d %v", code, b)
 	}
-	var list struct{ Items []struct{ Name, ProjectNumber string } }
+	var list struct {
+		Items []struct{ Name, ProjectNumber string }
+	}
 	if code := call(t, env, "GET", "/storage/v1/b?project="+num, nil, &list); code != 200 || len(list.Items) != 1 ||
 		list.Items[0].Name != "p-data" || list.Items[0].ProjectNumber != num {
 		t.Errorf("buckets.list by number: %d %+v", code, list)
