@@ -289,18 +289,26 @@ func ValidateMachineType(name string) error {
 	if _, ok := machineIndex[name]; ok {
 		return nil
 	}
-	prefix := name
-	if i := strings.Index(name, "-"); i > 0 {
-		prefix = name[:i+1]
+	// Suggest the family's types ("n9-" → none, "a3-" → a3-*), or, for a family too large to list (n1, c4),
+	// the types of the same shape ("n1-standard-3" → n1-standard-*).
+	similar := func(prefix string) []string {
+		var out []string
+		for _, n := range MachineTypeNames() {
+			if strings.HasPrefix(n, prefix) {
+				out = append(out, n)
+			}
+		}
+		return out
 	}
-	var similar []string
-	for _, n := range MachineTypeNames() {
-		if strings.HasPrefix(n, prefix) {
-			similar = append(similar, n)
+	if i := strings.Index(name, "-"); i > 0 {
+		if fam := similar(name[:i+1]); len(fam) > 0 && len(fam) <= 12 {
+			return fmt.Errorf("machine type %q is not known; machine types of this family: %s", name, strings.Join(fam, ", "))
 		}
 	}
-	if len(similar) > 0 && len(similar) <= 12 {
-		return fmt.Errorf("machine type %q is not known; machine types of this family: %s", name, strings.Join(similar, ", "))
+	if i := strings.LastIndex(name, "-"); i > 0 {
+		if shape := similar(name[:i+1]); len(shape) > 0 && len(shape) <= 12 {
+			return fmt.Errorf("machine type %q is not known; machine types of this shape: %s", name, strings.Join(shape, ", "))
+		}
 	}
 	return fmt.Errorf("machine type %q is not known (see the provider documentation for the supported machine types)", name)
 }

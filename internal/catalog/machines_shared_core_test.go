@@ -1,6 +1,9 @@
 package catalog
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestGeneralPurposeFamiliesAsRecorded: the general-purpose types real clients use in examples and tests, with
 // the guestCpus, memoryMb, isSharedCpu, maximumPersistentDisks(SizeGb) and imageSpaceGb that recorded real
@@ -52,5 +55,16 @@ func TestGeneralPurposeFamiliesAsRecorded(t *testing.T) {
 		if err := ValidateMachineInZone(tc.name, "us-central1-a"); err != nil {
 			t.Errorf("%s in us-central1-a: %v", tc.name, err)
 		}
+	}
+}
+
+// TestUnknownMachineTypeSuggestsItsShape: families grown past a listable size still get a useful hint.
+func TestUnknownMachineTypeSuggestsItsShape(t *testing.T) {
+	err := ValidateMachineType("n1-standard-3")
+	if err == nil || !strings.Contains(err.Error(), "machine types of this shape: n1-standard-1, n1-standard-16,") {
+		t.Errorf("n1-standard-3: %v", err)
+	}
+	if err := ValidateMachineType("a3-highgpu-4g"); err == nil || !strings.Contains(err.Error(), "machine types of this family: a3-") {
+		t.Errorf("a3-highgpu-4g: %v", err)
 	}
 }
