@@ -16,10 +16,13 @@ type projectIDs struct {
 	store    *Store
 	mu       sync.Mutex
 	byNumber map[string]string
+	// scanned is the store version last looked through, so a number nobody has costs one scan per change,
+	// not one per request.
+	scanned uint64
 }
 
 func newProjectIDs(store *Store) *projectIDs {
-	return &projectIDs{store: store, byNumber: map[string]string{}}
+	return &projectIDs{store: store, byNumber: map[string]string{}, scanned: ^uint64(0)}
 }
 
 func (p *projectIDs) note(id string) {
@@ -43,6 +46,14 @@ func (p *projectIDs) resolve(num string) (string, bool) {
 		return id, true
 	}
 	// Not seen in a request since start: look through what the store holds (e.g. after a snapshot load).
+	v := p.store.Version()
+	p.mu.Lock()
+	fresh := v != p.scanned
+	p.scanned = v
+	p.mu.Unlock()
+	if !fresh {
+		return "", false
+	}
 	for _, kind := range p.store.Kinds() {
 		for _, rec := range p.store.List(kind, "projects/") {
 			if rest, ok := strings.CutPrefix(rec.Key, "projects/"); ok {

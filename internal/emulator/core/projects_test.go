@@ -32,6 +32,17 @@ func TestProjectNumbersInPaths(t *testing.T) {
 	if got := get("/x/projects/123456789012/o/a"); got != "123456789012 a " {
 		t.Errorf("unknown number: %q", got)
 	}
+	// A number asked for before its project had anything stored resolves once the store holds something of it.
+	later := ProjectNumber("later-proj")
+	if got := get("/x/projects/" + later + "/o/a"); got != later+" a " {
+		t.Errorf("number of a project not yet known: %q", got)
+	}
+	if err := s.Store.Put("compute.networks", "projects/later-proj/global/networks/n", map[string]string{"name": "n"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := get("/x/projects/" + later + "/o/a"); got != "later-proj a " {
+		t.Errorf("number of a project stored later: %q", got)
+	}
 	if got := s.ProjectID(ProjectNumber("seen-proj")); got != "seen-proj" {
 		t.Errorf("ProjectID = %q", got)
 	}
