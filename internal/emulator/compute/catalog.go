@@ -164,8 +164,12 @@ func machineTypeResource(project, zone string, m catalog.MachineType) *computepb
 		SelfLink:                     proto.String(core.SelfLink("projects/" + project + "/zones/" + zone + "/machineTypes/" + m.Name)),
 		IsSharedCpu:                  proto.Bool(m.SharedCPU),
 	}
-	if m.Arch != "" {
-		mt.Architecture = proto.String(m.Arch)
+	// The API's Architecture enum (X86_64, ARM64), not the catalog's lower-case image/Slurm spelling.
+	switch m.Arch {
+	case catalog.ArchX86:
+		mt.Architecture = proto.String("X86_64")
+	case catalog.ArchARM:
+		mt.Architecture = proto.String("ARM64")
 	}
 	if m.HasGPU() {
 		mt.Accelerators = []*computepb.Accelerators{{

@@ -17,7 +17,7 @@ func TestHTTPGeneralPurposeMachineTypes(t *testing.T) {
 	want := map[string]any{
 		"kind": "compute#machineType", "name": "e2-micro", "description": "Efficient Instance, 2 vCPU (1/8 shared physical core) and 1 GB RAM",
 		"guestCpus": float64(2), "memoryMb": float64(1024), "imageSpaceGb": float64(0), "maximumPersistentDisks": float64(16),
-		"maximumPersistentDisksSizeGb": "3072", "zone": zone, "isSharedCpu": true, "creationTimestamp": "1969-12-31T16:00:00.000-08:00",
+		"maximumPersistentDisksSizeGb": "3072", "zone": zone, "isSharedCpu": true, "architecture": "X86_64", "creationTimestamp": "1969-12-31T16:00:00.000-08:00",
 		"selfLink": "https://www.googleapis.com/compute/v1/projects/" + project + "/zones/" + zone + "/machineTypes/e2-micro",
 	}
 	for k, v := range want {
