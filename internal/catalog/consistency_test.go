@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -13,7 +14,10 @@ func TestCatalogConsistency(t *testing.T) {
 		if !IsValidResourceName(m.Name) {
 			t.Errorf("%s: not a valid Compute name", m.Name)
 		}
-		if m.CPUs <= 0 || m.MemoryMB <= 0 || m.MemoryMB%256 != 0 {
+		// Memory is whole quarter GB except where Compute states it in tenths (f1-micro 0.6 GB, g1-small
+		// 1.7 GB, n1-highcpu 0.9 GB per vCPU), which machineTypes answers round to whole MB.
+		odd := m.SharedCPU && m.Family == "n1" || strings.HasPrefix(m.Name, "n1-highcpu-")
+		if m.CPUs <= 0 || m.MemoryMB <= 0 || m.MemoryMB%256 != 0 && !odd {
 			t.Errorf("%s: cpus %d memory %d MB", m.Name, m.CPUs, m.MemoryMB)
 		}
 		if m.Arch != ArchX86 && m.Arch != ArchARM {

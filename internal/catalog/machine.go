@@ -114,6 +114,37 @@ type MachineType struct {
 	NCCLBusBandwidthGBps float64
 	// MaxPersistentDisks is the most persistent disks one VM can attach.
 	MaxPersistentDisks int
+	// MaxPersistentDisksSizeGB is the most persistent-disk capacity one VM can
+	// attach; 0 stands for Compute's usual 263,168 GB (see DiskCapacityLimitGB).
+	MaxPersistentDisksSizeGB int
+	// SharedCPU: a shared-core machine type (e2-micro, e2-small, e2-medium,
+	// f1-micro, g1-small), the API's isSharedCpu.
+	SharedCPU bool
+	// sharedCore is how the description names the share of a physical core
+	// ("1/8 shared physical core"); empty unless SharedCPU.
+	sharedCore string
+}
+
+// defaultMaxPersistentDisksSizeGB is machineTypes' maximumPersistentDisksSizeGb
+// for every machine type that is not a small shared-core one (recorded
+// real answers).
+const defaultMaxPersistentDisksSizeGB = 263168
+
+// DiskCapacityLimitGB is the machineTypes maximumPersistentDisksSizeGb.
+func (m MachineType) DiskCapacityLimitGB() int {
+	if m.MaxPersistentDisksSizeGB > 0 {
+		return m.MaxPersistentDisksSizeGB
+	}
+	return defaultMaxPersistentDisksSizeGB
+}
+
+// ImageSpaceGB is the machineTypes imageSpaceGb: 10 for the N1 types with
+// dedicated cores, 0 for every other type (recorded real answers).
+func (m MachineType) ImageSpaceGB() int {
+	if m.Family == "n1" && !m.SharedCPU {
+		return 10
+	}
+	return 0
 }
 
 // HasGPU reports whether the machine type carries GPUs.
@@ -136,9 +167,32 @@ func (m MachineType) GPUCount() int {
 // MemoryGB is the memory in Compute Engine's GB (GiB) units.
 func (m MachineType) MemoryGB() float64 { return float64(m.MemoryMB) / 1024 }
 
-// Description is the text the machineTypes API puts in "description".
+// Description is the text the machineTypes API puts in "description". The
+// wording differs by series as recorded real answers show it: "1 vCPU, 3.75
+// GB RAM" (N1, T2D, most), "2 vCPUs 8 GB RAM" (N2, N2D), "Compute
+// Optimized: 4 vCPUs, 16 GB RAM" (C2), "Efficient Instance, 2 vCPUs, 8 GB
+// RAM" (E2), and "2 vCPU (1/8 shared physical core) and 1 GB RAM" for the
+// shared-core types.
 func (m MachineType) Description() string {
-	d := fmt.Sprintf("%d vCPUs, %s GB RAM", m.CPUs, formatGB(m.MemoryMB))
+	cpus := fmt.Sprintf("%d vCPUs", m.CPUs)
+	if m.CPUs == 1 {
+		cpus = "1 vCPU"
+	}
+	var d string
+	switch {
+	case m.SharedCPU:
+		d = fmt.Sprintf("%d vCPU (%s) and %s GB RAM", m.CPUs, m.sharedCore, formatGB(m.MemoryMB))
+	case m.Family == "n2" || m.Family == "n2d":
+		d = fmt.Sprintf("%s %s GB RAM", cpus, formatGB(m.MemoryMB))
+	default:
+		d = fmt.Sprintf("%s, %s GB RAM", cpus, formatGB(m.MemoryMB))
+	}
+	switch m.Family {
+	case "e2":
+		d = "Efficient Instance, " + d
+	case "c2":
+		d = "Compute Optimized: " + d
+	}
 	if m.HasGPU() {
 		d += fmt.Sprintf(", %d %s GPUs", m.GPU.Count, strings.ToUpper(m.GPU.SlurmType))
 	}
@@ -173,6 +227,7 @@ func buildMachines() []MachineType {
 	all = append(all, g2Machines()...)
 	all = append(all, generalPurposeMachines()...)
 	all = append(all, seriesMachines()...)
+	all = append(all, sharedCoreMachines()...)
 	all = append(all, a2Machines()...)
 	all = append(all, g4Machines()...)
 	sort.Slice(all, func(i, j int) bool { return all[i].Name < all[j].Name })
@@ -234,18 +289,26 @@ func ValidateMachineType(name string) error {
 	if _, ok := machineIndex[name]; ok {
 		return nil
 	}
-	prefix := name
-	if i := strings.Index(name, "-"); i > 0 {
-		prefix = name[:i+1]
+	// Suggest the family's types ("n9-" → none, "a3-" → a3-*), or, for a family too large to list (n1, c4),
+	// the types of the same shape ("n1-standard-3" → n1-standard-*).
+	similar := func(prefix string) []string {
+		var out []string
+		for _, n := range MachineTypeNames() {
+			if strings.HasPrefix(n, prefix) {
+				out = append(out, n)
+			}
+		}
+		return out
 	}
-	var similar []string
-	for _, n := range MachineTypeNames() {
-		if strings.HasPrefix(n, prefix) {
-			similar = append(similar, n)
+	if i := strings.Index(name, "-"); i > 0 {
+		if fam := similar(name[:i+1]); len(fam) > 0 && len(fam) <= 12 {
+			return fmt.Errorf("machine type %q is not known; machine types of this family: %s", name, strings.Join(fam, ", "))
 		}
 	}
-	if len(similar) > 0 && len(similar) <= 12 {
-		return fmt.Errorf("machine type %q is not known; machine types of this family: %s", name, strings.Join(similar, ", "))
+	if i := strings.LastIndex(name, "-"); i > 0 {
+		if shape := similar(name[:i+1]); len(shape) > 0 && len(shape) <= 12 {
+			return fmt.Errorf("machine type %q is not known; machine types of this shape: %s", name, strings.Join(shape, ", "))
+		}
 	}
 	return fmt.Errorf("machine type %q is not known (see the provider documentation for the supported machine types)", name)
 }

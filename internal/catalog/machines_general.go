@@ -36,7 +36,8 @@ func g2Machines() []MachineType {
 
 // generalPurposeMachines: vCPU and memory figures are public Compute docs
 // values: standard shapes have 4 GB per vCPU, highmem shapes 8 GB per vCPU
-// except n2-highmem-96 (768 GB) and n2-highmem-128 (864 GB).
+// except n2-highmem-96 (768 GB) and n2-highmem-128 (864 GB), highcpu shapes
+// 1 GB per vCPU (N2, E2) or 2 GB per vCPU (C3).
 func generalPurposeMachines() []MachineType {
 	var out []MachineType
 	add := func(family, shape string, cpus, memGB int, placement PlacementMode) {
@@ -53,6 +54,9 @@ func generalPurposeMachines() []MachineType {
 	}
 	for _, c := range []int{2, 4, 8, 16, 32, 48, 64, 80, 96, 128} {
 		add("n2", "standard", c, 4*c, PlacementOptional)
+		if c <= 96 {
+			add("n2", "highcpu", c, c, PlacementOptional)
+		}
 		mem := 8 * c
 		switch c {
 		case 96:
@@ -68,10 +72,16 @@ func generalPurposeMachines() []MachineType {
 	for _, c := range []int{4, 8, 22, 44, 88, 176} {
 		add("c3", "standard", c, 4*c, PlacementOptional)
 		add("c3", "highmem", c, 8*c, PlacementOptional)
+		add("c3", "highcpu", c, 2*c, PlacementOptional)
 	}
 	// E2 does not support compact placement policies (public Compute docs).
-	for _, c := range []int{2, 4, 8} {
+	// E2 shared-core types (e2-micro, e2-small, e2-medium) are in machines_shared_core.go.
+	for _, c := range []int{2, 4, 8, 16, 32} {
 		add("e2", "standard", c, 4*c, PlacementNone)
+		add("e2", "highcpu", c, c, PlacementNone)
+		if c <= 16 {
+			add("e2", "highmem", c, 8*c, PlacementNone)
+		}
 	}
 	return out
 }

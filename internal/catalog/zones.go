@@ -64,8 +64,7 @@ func (z ZoneInfo) clone() ZoneInfo {
 }
 
 // Which zones offer which GPUs is an approximation of Google's public "GPU
-// regions and zones" table at the time of writing, trimmed to the zones this
-// project lists; availability changes often and real capacity also depends on
+// regions and zones" table at the time of writing; availability changes often and real capacity also depends on
 // reservations. General-purpose families are likewise approximate. GPU
 // families and RDMA profiles are derived from the GPU types, so a zone with
 // A3 Ultra/A4/A4X GPUs always has the vpc-roce profile.
@@ -82,8 +81,8 @@ const (
 )
 
 var (
-	gpFull = []string{"c2", "c2d", "c3", "c3d", "c4", "e2", "n1", "n2", "n2d"}
-	gpNoC2 = []string{"c3", "c3d", "c4", "e2", "n1", "n2", "n2d"}
+	gpFull = []string{"c2", "c2d", "c3", "c3d", "c4", "e2", "n1", "n2", "n2d", "t2d"}
+	gpNoC2 = []string{"c3", "c3d", "c4", "e2", "n1", "n2", "n2d", "t2d"}
 	// gpHPC adds the HPC series (H3, H4D), offered in few zones.
 	gpHPC = append(slices.Clone(gpFull), "h3", "h4d")
 )
@@ -122,6 +121,69 @@ var zoneTable = []struct {
 	{"asia-southeast1-c", gpFull, []string{a100x80, h100, h100Mega, l4}},
 }
 
+// cpuOnlyZones completes zoneTable to every public region and zone (the regions an auto-mode network gets a
+// subnet in, as recorded from a real project): zones listed here offer no GPU type in this catalog and take
+// gpBasic, an approximation of the general-purpose series every region has.
+var cpuOnlyZones = map[string][]string{
+	"africa-south1":           {"a", "b", "c"},
+	"asia-east1":              {"a", "b", "c"},
+	"asia-east2":              {"a", "b", "c"},
+	"asia-northeast2":         {"a", "b", "c"},
+	"asia-northeast3":         {"a", "b", "c"},
+	"asia-south1":             {"a", "b", "c"},
+	"asia-south2":             {"a", "b", "c"},
+	"asia-southeast1":         {"a"},
+	"asia-southeast2":         {"a", "b", "c"},
+	"australia-southeast1":    {"a", "b", "c"},
+	"australia-southeast2":    {"a", "b", "c"},
+	"europe-central2":         {"a", "b", "c"},
+	"europe-north1":           {"a", "b", "c"},
+	"europe-north2":           {"a", "b", "c"},
+	"europe-southwest1":       {"a", "b", "c"},
+	"europe-west2":            {"a", "b", "c"},
+	"europe-west3":            {"a", "b", "c"},
+	"europe-west6":            {"a", "b", "c"},
+	"europe-west8":            {"a", "b", "c"},
+	"europe-west9":            {"a", "b", "c"},
+	"europe-west10":           {"a", "b", "c"},
+	"europe-west12":           {"a", "b", "c"},
+	"me-central1":             {"a", "b", "c"},
+	"me-west1":                {"a", "b", "c"},
+	"northamerica-northeast1": {"a", "b", "c"},
+	"northamerica-northeast2": {"a", "b", "c"},
+	"northamerica-south1":     {"a", "b", "c"},
+	"southamerica-east1":      {"a", "b", "c"},
+	"southamerica-west1":      {"a", "b", "c"},
+	"us-east5":                {"c"},
+	"us-south1":               {"a", "b", "c"},
+	"us-west1":                {"c"},
+	"us-west2":                {"a", "b", "c"},
+	"us-west3":                {"a", "b", "c"},
+	"us-west4":                {"c"},
+}
+
+// gpBasic: the general-purpose series of a zone without GPUs in this catalog.
+var gpBasic = []string{"c3", "e2", "n1", "n2", "n2d"}
+
+// allZoneRows is zoneTable plus cpuOnlyZones.
+func allZoneRows() []struct {
+	name    string
+	general []string
+	gpus    []string
+} {
+	rows := slices.Clone(zoneTable)
+	for region, suffixes := range cpuOnlyZones {
+		for _, sfx := range suffixes {
+			rows = append(rows, struct {
+				name    string
+				general []string
+				gpus    []string
+			}{region + "-" + sfx, gpBasic, nil})
+		}
+	}
+	return rows
+}
+
 var (
 	zoneList  = buildZones()
 	zoneIndex = indexZones(zoneList)
@@ -138,8 +200,14 @@ func buildZones() []ZoneInfo {
 			}
 		}
 	}
-	out := make([]ZoneInfo, 0, len(zoneTable))
-	for _, row := range zoneTable {
+	rows := allZoneRows()
+	out := make([]ZoneInfo, 0, len(rows))
+	seen := map[string]bool{}
+	for _, row := range rows {
+		if seen[row.name] {
+			panic("catalog: zone " + row.name + " listed twice")
+		}
+		seen[row.name] = true
 		region, ok := regionOfZoneName(row.name)
 		if !ok {
 			panic("catalog: malformed zone name " + row.name)

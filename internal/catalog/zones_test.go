@@ -6,30 +6,42 @@ import (
 	"testing"
 )
 
+// TestZonesListed: every public region (the 41 an auto-mode network of a real project gets a subnet in) with
+// its public zones — three per region, four in us-central1, b/c/d in us-east1 and europe-west1.
 func TestZonesListed(t *testing.T) {
-	want := []string{
-		"us-central1-a", "us-central1-b", "us-central1-c", "us-central1-f",
-		"us-east1-b", "us-east1-c", "us-east1-d", "us-east4-a", "us-east4-b", "us-east4-c",
-		"us-east5-a", "us-east5-b", "us-west1-a", "us-west1-b", "us-west4-a", "us-west4-b",
-		"europe-west1-b", "europe-west1-c", "europe-west1-d", "europe-west4-a", "europe-west4-b", "europe-west4-c",
-		"asia-northeast1-a", "asia-northeast1-b", "asia-northeast1-c", "asia-southeast1-b", "asia-southeast1-c",
-	}
 	got := ZoneNames()
 	if !slices.IsSorted(got) {
 		t.Error("zone names not sorted")
 	}
-	for _, z := range want {
-		if !slices.Contains(got, z) {
-			t.Errorf("zone %s missing", z)
+	regions := Regions()
+	if len(regions) != 41 || len(regions) != len(autoModeRanges) {
+		t.Errorf("%d regions, want the 41 public ones: %v", len(regions), regions)
+	}
+	for _, r := range regions {
+		var suffixes []string
+		for _, z := range ZonesInRegion(r) {
+			suffixes = append(suffixes, strings.TrimPrefix(z.Name, r+"-"))
+		}
+		want := []string{"a", "b", "c"}
+		switch r {
+		case "us-central1":
+			want = []string{"a", "b", "c", "f"}
+		case "us-east1", "europe-west1":
+			want = []string{"b", "c", "d"}
+		}
+		if !slices.Equal(suffixes, want) {
+			t.Errorf("region %s zones %v, want %v", r, suffixes, want)
 		}
 	}
-	if len(got) != len(want) {
-		t.Errorf("%d zones, want %d", len(got), len(want))
+	if len(got) != 124 {
+		t.Errorf("%d zones, want 124", len(got))
 	}
-	regions := Regions()
-	wantRegions := []string{"asia-northeast1", "asia-southeast1", "europe-west1", "europe-west4", "us-central1", "us-east1", "us-east4", "us-east5", "us-west1", "us-west4"}
-	if !slices.Equal(regions, wantRegions) {
-		t.Errorf("regions = %v", regions)
+	// GPUs stay on the zones that have them: a zone added for completeness offers none.
+	for _, z := range []string{"africa-south1-a", "europe-north2-c", "us-west1-c", "asia-southeast1-a"} {
+		zi, ok := Zone(z)
+		if !ok || len(zi.GPUTypes) != 0 || zi.HasRDMAProfile || !zi.Offers("n2-standard-2") {
+			t.Errorf("zone %s: %+v, %v", z, zi, ok)
+		}
 	}
 }
 

@@ -6,7 +6,7 @@
 //
 //	emulator/            New, Handler, Serve, Close, Inventory, admin API, the list of services (services.go)
 //	emulator/core/       what every API is built on: Server, Router, Store, Ops, Faults, Quotas, Calls, errors,
-//	                     list paging and filters, snapshots
+//	                     list paging and filters, snapshots, projects/<number> paths resolved to the project id
 //	emulator/compute/    Compute Engine: projects, networks, subnetworks, firewalls, routers, addresses,
 //	                     zones/regions/machineTypes/acceleratorTypes/networkProfiles, zone/region/global operations
 //	emulator/emulatortest/  Start(t) for tests

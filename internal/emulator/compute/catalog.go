@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"net/http"
 	"sort"
+	"sync"
 
 	"cloud.google.com/go/compute/apiv1/computepb"
 	"google.golang.org/protobuf/proto"
@@ -156,15 +157,19 @@ func machineTypeResource(project, zone string, m catalog.MachineType) *computepb
 		Description:                  proto.String(m.Description()),
 		GuestCpus:                    proto.Int32(int32(m.CPUs)),
 		MemoryMb:                     proto.Int32(int32(m.MemoryMB)),
-		ImageSpaceGb:                 proto.Int32(0),
+		ImageSpaceGb:                 proto.Int32(int32(m.ImageSpaceGB())),
 		MaximumPersistentDisks:       proto.Int32(int32(max(m.MaxPersistentDisks, 1))),
-		MaximumPersistentDisksSizeGb: proto.Int64(263168),
+		MaximumPersistentDisksSizeGb: proto.Int64(int64(m.DiskCapacityLimitGB())),
 		Zone:                         proto.String(zone),
 		SelfLink:                     proto.String(core.SelfLink("projects/" + project + "/zones/" + zone + "/machineTypes/" + m.Name)),
-		IsSharedCpu:                  proto.Bool(false),
+		IsSharedCpu:                  proto.Bool(m.SharedCPU),
 	}
-	if m.Arch != "" {
-		mt.Architecture = proto.String(m.Arch)
+	// The API's Architecture enum (X86_64, ARM64), not the catalog's lower-case image/Slurm spelling.
+	switch m.Arch {
+	case catalog.ArchX86:
+		mt.Architecture = proto.String("X86_64")
+	case catalog.ArchARM:
+		mt.Architecture = proto.String("ARM64")
 	}
 	if m.HasGPU() {
 		mt.Accelerators = []*computepb.Accelerators{{
@@ -213,7 +218,28 @@ func (s *Service) getMachineType(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Service) aggregatedMachineTypes(w http.ResponseWriter, r *http.Request) {
-	project := r.PathValue("project")
+	s.aggregated(w, r, "compute#machineTypeAggregatedList", "machineTypes", allMachineTypeRecords(r.PathValue("project")), zoneScopes())
+}
+
+// machineTypeRecords caches, per project, the encoded machine types of every zone (tens of thousands: every
+// public zone times its series), because aggregatedList pages through them 500 at a time and encoding them all
+// for each page made a full listing take half a minute. The catalog never changes while the emulator runs.
+var machineTypeRecords struct {
+	sync.Mutex
+	byProject map[string][]core.Record
+}
+
+// machineTypeCacheProjects bounds the cache; an emulator serves a handful of projects.
+const machineTypeCacheProjects = 16
+
+func allMachineTypeRecords(project string) []core.Record {
+	c := &machineTypeRecords
+	c.Lock()
+	recs, ok := c.byProject[project]
+	c.Unlock()
+	if ok {
+		return recs
+	}
 	var keys []string
 	var msgs []proto.Message
 	for _, z := range catalog.Zones() {
@@ -221,7 +247,14 @@ func (s *Service) aggregatedMachineTypes(w http.ResponseWriter, r *http.Request)
 		keys = append(keys, k...)
 		msgs = append(msgs, m...)
 	}
-	s.aggregated(w, r, "compute#machineTypeAggregatedList", "machineTypes", asRecords(keys, msgs), zoneScopes())
+	recs = asRecords(keys, msgs)
+	c.Lock()
+	if c.byProject == nil || len(c.byProject) >= machineTypeCacheProjects {
+		c.byProject = map[string][]core.Record{}
+	}
+	c.byProject[project] = recs
+	c.Unlock()
+	return recs
 }
 
 func acceleratorTypeResource(project, zone string, a catalog.AcceleratorType) *computepb.AcceleratorType {

@@ -74,8 +74,10 @@ func tokenizeFilter(s string) []filterToken {
 		case c == '"' || c == '\'':
 			j := i + 1
 			var b strings.Builder
+			// A backslash escapes only the closing quote; every other backslash stays, because a quoted value
+			// is often an RE2 regex (gcloud sends name eq ".*\bdefault\b.*") whose escapes must reach the regex.
 			for j < len(s) && s[j] != c {
-				if s[j] == '\\' && j+1 < len(s) {
+				if s[j] == '\\' && j+1 < len(s) && s[j+1] == c {
 					j++
 				}
 				b.WriteByte(s[j])

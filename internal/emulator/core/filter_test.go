@@ -35,6 +35,16 @@ func TestFilter(t *testing.T) {
 		"networkInterfaces.network = https://www.googleapis.com/compute/v1/projects/p/global/networks/b":   true,
 		`networkInterfaces.network = "https://www.googleapis.com/compute/v1/projects/p/global/networks/c"`: false,
 		`name = "node-12"`: true,
+		// gcloud's server-side form of --filter="name:node": a quoted RE2 regex whose \b escapes must survive.
+		`name eq ".*\bnode\b.*"`:                  true,
+		`(name eq ".*\bnode\-12\b.*")`:            true,
+		`name eq ".*\bode\b.*"`:                   false,
+		`name ne ".*\bnode\b.*"`:                  false,
+		`name eq "node-1"`:                        false, // full match, not a substring
+		`name eq 'node-1\d'`:                      true,
+		`status eq "(?i)running"`:                 true,
+		`name = "a\"b"`:                           false, // an escaped quote stays inside the value
+		`labels.env eq "prod" labels.role eq c.*`: true,
 	}
 	for expr, want := range cases {
 		f, err := ParseFilter(expr)

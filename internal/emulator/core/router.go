@@ -41,6 +41,8 @@ type Router struct {
 	faults *Faults
 	ops    *Ops
 	log    *slog.Logger
+	// projects resolves projects/<number> to projects/<id> before dispatch, for every API at once.
+	projects *projectIDs
 }
 
 func newRouter(calls *Calls, faults *Faults, log *slog.Logger) *Router {
@@ -88,6 +90,9 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		r2.URL = &u
 		r = &r2
+	}
+	if rt.projects != nil {
+		r = rt.projects.canonicalProjects(r)
 	}
 	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 	_, pattern := rt.mux.Handler(r)

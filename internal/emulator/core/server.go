@@ -76,6 +76,7 @@ func NewServer(opts Options) *Server {
 	s.Quotas = &Quotas{store: s.Store}
 	s.Router = newRouter(s.Calls, s.Faults, log)
 	s.Router.ops = s.Ops
+	s.Router.projects = newProjectIDs(s.Store)
 	return s
 }
 

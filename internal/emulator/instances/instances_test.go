@@ -92,7 +92,7 @@ func TestInsertValidation(t *testing.T) {
 			v.MachineType = proto.String("zones/" + zone + "/machineTypes/a4-highgpu-8g")
 			return v
 		}(), 400, "Machine type with name 'a4-highgpu-8g' does not exist in zone 'us-central1-a'"},
-		{"unknown machine type", vm("x", "n1-standard-1"), 400, "does not exist in zone"},
+		{"unknown machine type", vm("x", "n1-standard-3"), 400, "does not exist in zone"},
 		{"GPU without TERMINATE", vm("x", "a3-highgpu-8g"), 400, "Instances with guest accelerators do not support live migration"},
 		{"bad name", vm("X_bad", "e2-standard-2"), 400, "resource.name"},
 		{"bad metadata key", func() *computepb.Instance {

@@ -12,7 +12,7 @@ func TestAccBucket_invalidInput(t *testing.T) {
 	cases := []struct{ name, bucket, body, want string }{
 		{"uppercase name", "Checkpoints", "", `name: bucket name "Checkpoints" is invalid: it may contain only lowercase letters`},
 		{"google in the name", "my-google-data", "", `name: bucket name "my-google-data" is invalid: it must not contain "google"`},
-		{"unknown location", "hc-b", `  location = "mars-north1"`, `location "mars-north1" is not a Cloud Storage location: use a region \(.*us-central1`},
+		{"unknown location", "hc-b", `  location = "mars-north1"`, `location "mars-north1" is not a Cloud Storage location: use a region \((?s:.*)us-central1`},
 		{"unknown purpose", "hc-b", `  purpose = "scratch"`, `purpose value must be one of`},
 		{"unknown class", "hc-b", `  storage_class = "WARM"`, `storage_class: storage class "WARM" is not one of STANDARD, NEARLINE, COLDLINE, ARCHIVE`},
 		{"hns without uniform access", "hc-b", `  purpose = "checkpoints"
