@@ -40,9 +40,18 @@ func lookTool(name string) (string, error) {
 	return "", fmt.Errorf("%s is not installed (looked in PATH and %s)", name, strings.Join(toolDirs, ", "))
 }
 
+// healthSkip is a check that had nothing to judge on this node (an NVLink check on a GPU without
+// NVLink peers): neither a failure nor a pass, reported with why.
+type healthSkip struct {
+	Check string
+	Why   string
+}
+
 // healthRunner runs checks on this node; its commands are replaceable in tests.
 type healthRunner struct {
 	gpus int
+	// skipped collects the checks of the last run that did not apply.
+	skipped []healthSkip
 	// tool runs a GPU tool and returns its standard output.
 	tool func(ctx context.Context, name string, args ...string) (string, error)
 	// alive reports whether a daemon runs on this node.
@@ -64,6 +73,7 @@ func runTool(ctx context.Context, name string, args ...string) (string, error) {
 // run runs the checks and returns those that failed.
 func (r *healthRunner) run(ctx context.Context, checks []cc.HealthCheckSpec) []healthFailure {
 	var out []healthFailure
+	r.skipped = nil
 	for _, c := range checks {
 		if ev := r.check(ctx, c); ev != "" {
 			out = append(out, healthFailure{Check: c.Name, Evidence: ev})
@@ -156,8 +166,36 @@ func (r *healthRunner) check(ctx context.Context, c cc.HealthCheckSpec) string {
 			return err.Error()
 		}
 		w, ok := parseNVLinkErrors(out)
-		if ok && w.Count > c.MaxNVLinkErrors {
+		if !ok {
+			// A GPU without NVLink peers (a single-GPU VM, an L4) makes nvidia-smi print nothing
+			// and exit 0: no links to judge. Text that is neither that nor counters is a format
+			// the check cannot read, and failing says so instead of passing unseen.
+			if nvlinkNoLinks(out) {
+				r.skipped = append(r.skipped, healthSkip{Check: c.Name, Why: "not applicable: nvidia-smi nvlink -e lists no NVLink links on this node"})
+				return ""
+			}
+			return fmt.Sprintf("nvidia-smi nvlink -e printed no link error counters: %q", firstLine(out))
+		}
+		if w.Count > c.MaxNVLinkErrors {
 			return fmt.Sprintf("GPU %d NVLink %d has %d %s (limit %d)", w.GPU, w.Link, w.Count, w.Kind, c.MaxNVLinkErrors)
+		}
+		return ""
+	case cc.CheckRemappedRows, cc.CheckUnrepairableMemory:
+		if r.gpus == 0 {
+			return ""
+		}
+		gpus, err := r.memoryRepair(ctx)
+		if err != nil {
+			return err.Error()
+		}
+		for _, g := range gpus {
+			if c.Name == cc.CheckRemappedRows {
+				if p := g.pendingRepair(); p != "" {
+					return fmt.Sprintf("GPU %s: %s (a GPU reset applies it)", g.BusID, p)
+				}
+			} else if u := g.unrepairable(); u != "" {
+				return fmt.Sprintf("GPU %s: %s (the host's GPU memory cannot be repaired)", g.BusID, u)
+			}
 		}
 		return ""
 	case cc.CheckDisk:
@@ -187,6 +225,31 @@ func (r *healthRunner) check(ctx context.Context, c cc.HealthCheckSpec) string {
 		return ""
 	}
 	return ""
+}
+
+// memoryRepair asks nvidia-smi for the row remapper and ECC sections of its log, where the driver
+// reports pending and failed memory repairs.
+func (r *healthRunner) memoryRepair(ctx context.Context) ([]gpuMemoryRepair, error) {
+	var outs []string
+	for _, d := range []string{"ROW_REMAPPER", "ECC"} {
+		out, err := r.tool(ctx, "nvidia-smi", "-q", "-d", d)
+		if err != nil {
+			return nil, fmt.Errorf("nvidia-smi -q -d %s: %v", d, err)
+		}
+		outs = append(outs, out)
+	}
+	return parseMemoryRepair(outs...)
+}
+
+// nvlinkNoLinks reports whether `nvidia-smi nvlink -e` output lists no links: nothing at all, or
+// only the GPU header lines.
+func nvlinkNoLinks(out string) bool {
+	for _, l := range strings.Split(out, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !nvlinkGPURE.MatchString(l) {
+			return false
+		}
+	}
+	return true
 }
 
 // answersWithin lists a mount point in the background: a hung NFS or Lustre server blocks the

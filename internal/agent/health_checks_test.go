@@ -93,4 +93,10 @@ func TestEscalationLadder(t *testing.T) {
 	if got := nextAction(pol, ph, cc.CheckECC, "n1", done, now); got != cc.ActionReplace {
 		t.Errorf("past the top of the ladder: %s, want the last step repeated", got)
 	}
+	// Unrepairable GPU memory stays with the host: a ladder step below replace never applies.
+	ph.Checks = append(ph.Checks, cc.HealthCheckSpec{Name: cc.CheckUnrepairableMemory, Action: cc.ActionReplace})
+	done = append(done, HealthRepair{Node: "n3", Action: cc.ActionDrain, Started: now})
+	if got := nextAction(pol, ph, cc.CheckUnrepairableMemory, "n3", done, now); got != cc.ActionReplace {
+		t.Errorf("unrepairable memory after an earlier repair: %s, want replace", got)
+	}
 }

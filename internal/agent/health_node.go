@@ -40,7 +40,10 @@ func HealthCheck(ctx context.Context, schedule string, stdout io.Writer) error {
 			return err
 		}
 	}
-	failures, err := runNodeHealth(ctx, n, schedule)
+	failures, skipped, err := runNodeHealth(ctx, n, schedule)
+	for _, s := range skipped {
+		fmt.Fprintf(stdout, "%s: %s check %s: %s\n", name, schedule, s.Check, s.Why)
+	}
 	if err == errNoHealthPlan {
 		return nil
 	}
@@ -60,16 +63,19 @@ func HealthCheck(ctx context.Context, schedule string, stdout io.Writer) error {
 }
 
 // runNodeHealth runs the node's partition's checks of a schedule from the published plan.
-func runNodeHealth(ctx context.Context, n cc.Node, schedule string) ([]healthFailure, error) {
+// Checks that did not apply come back as skipped, for the output and the log.
+func runNodeHealth(ctx context.Context, n cc.Node, schedule string) ([]healthFailure, []healthSkip, error) {
 	plan, err := readHealthPlan(n.Mounts)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ph, ok := plan.Partitions[n.Partition]
 	if !ok {
-		return nil, errNoHealthPlan
+		return nil, nil, errNoHealthPlan
 	}
-	return newHealthRunner(ph.GPUs).run(ctx, ph.ChecksFor(schedule)), nil
+	r := newHealthRunner(ph.GPUs)
+	failures := r.run(ctx, ph.ChecksFor(schedule))
+	return failures, r.skipped, nil
 }
 
 func healthPlanPath(m cc.Mounts) string {
@@ -118,7 +124,10 @@ func (cp *compute) bootHealth(ctx context.Context, n cc.Node, name string) {
 	if _, err := os.Stat(cp.bootMarker + ".health"); err == nil {
 		return
 	}
-	failures, err := runNodeHealth(ctx, n, cc.ScheduleBoot)
+	failures, skipped, err := runNodeHealth(ctx, n, cc.ScheduleBoot)
+	for _, s := range skipped {
+		cp.log.Info("boot health check skipped", "node", name, "check", s.Check, "why", s.Why)
+	}
 	if err != nil && err != errNoHealthPlan {
 		cp.log.Warn("boot health checks", "error", err.Error())
 		return

@@ -30,6 +30,10 @@ func nextAction(pol cc.HealthPolicy, ph cc.PartitionHealth, check, node string, 
 	if len(pol.Escalation) == 0 || action == cc.ActionDrain {
 		return action
 	}
+	if check == cc.CheckUnrepairableMemory {
+		// A ladder step below replace would keep the VM on the host whose GPU memory is broken.
+		return action
+	}
 	window := time.Duration(pol.EscalationWindowHours * float64(time.Hour))
 	for i := len(done) - 1; i >= 0; i-- {
 		r := done[i]

@@ -27,13 +27,34 @@ const (
 	CheckStraggler = "straggler"
 	CheckSlurmd    = "slurmd"
 	CheckMunge     = "munge"
+	// CheckRemappedRows fails on a GPU memory repair waiting for a GPU reset: rows the driver
+	// remapped but has not applied yet ("Remapped Rows: Pending"), or a pending channel or TPC
+	// repair. A reset applies them, so its default action is reboot.
+	CheckRemappedRows = "remapped_rows"
+	// CheckUnrepairableMemory fails on GPU memory the driver cannot repair ("Remapping Failure
+	// Occurred", "Unrepairable Memory"). The fault stays with the physical host, so its default
+	// action is replace and reboot or reimage are refused.
+	CheckUnrepairableMemory = "unrepairable_memory"
 )
 
 // HealthChecks lists every check; GPUChecks are skipped on partitions without GPUs.
 var (
-	HealthChecks = []string{CheckGPU, CheckECC, CheckDCGM, CheckNVLink, CheckDisk, CheckMounts, CheckNCCL, CheckStraggler, CheckSlurmd, CheckMunge}
-	GPUChecks    = []string{CheckGPU, CheckECC, CheckDCGM, CheckNVLink, CheckNCCL}
+	HealthChecks = []string{CheckGPU, CheckECC, CheckDCGM, CheckNVLink, CheckRemappedRows, CheckUnrepairableMemory, CheckDisk, CheckMounts, CheckNCCL, CheckStraggler, CheckSlurmd, CheckMunge}
+	GPUChecks    = []string{CheckGPU, CheckECC, CheckDCGM, CheckNVLink, CheckRemappedRows, CheckUnrepairableMemory, CheckNCCL}
 )
+
+// DefaultCheckAction is the action of a check that names none: what the fault it finds needs in
+// field practice (a pending memory repair a GPU reset, unrepairable memory another host), else
+// drain for a person.
+func DefaultCheckAction(check string) string {
+	switch check {
+	case CheckRemappedRows:
+		return ActionReboot
+	case CheckUnrepairableMemory:
+		return ActionReplace
+	}
+	return ActionDrain
+}
 
 // Schedules: when a check runs.
 const (
@@ -196,7 +217,7 @@ func (p HealthPolicy) WithDefaults() HealthPolicy {
 	checks := make([]HealthCheckSpec, len(p.Checks))
 	for i, c := range p.Checks {
 		if c.Action == "" {
-			c.Action = ActionDrain
+			c.Action = DefaultCheckAction(c.Name)
 		}
 		if len(c.Schedules) == 0 {
 			c.Schedules = []string{SchedulePeriodic}
@@ -253,6 +274,9 @@ func ValidateHealthPolicy(p HealthPolicy) error {
 		}
 		if c.Action != "" && !slices.Contains(HealthActions, c.Action) {
 			return fmt.Errorf("%s.action %q is not an action; use %s", at, c.Action, strings.Join(HealthActions, ", "))
+		}
+		if c.Name == CheckUnrepairableMemory && (c.Action == ActionReboot || c.Action == ActionReimage) {
+			return fmt.Errorf("%s.action %q cannot repair %s: the faulty GPU memory stays with the physical host through a reset or a new boot disk; use %q (instances.reportHostAsFaulty moves the VM to another host) or %q", at, c.Action, c.Name, ActionReplace, ActionDrain)
 		}
 		if c.DCGMLevel != 0 && (c.DCGMLevel < 1 || c.DCGMLevel > 4) {
 			return fmt.Errorf("%s.dcgm_level %d is out of range; dcgmi diag runs levels 1 to 4", at, c.DCGMLevel)
