@@ -25,6 +25,13 @@ type Fault struct {
 	BusBandwidthGBps float64 `json:"busBandwidthGBps,omitempty"`
 	// DCGMFail fails dcgmi diag's memory test on GPU 0.
 	DCGMFail bool `json:"dcgmFail,omitempty"`
+	// RemappedRowsPending: GPU 0 has remapped rows a GPU reset applies (nvidia-smi -q's
+	// "Remapped Rows: Pending: Yes").
+	RemappedRowsPending bool `json:"remappedRowsPending,omitempty"`
+	// RemappingFailure: GPU 0 ran out of spare rows ("Remapping Failure Occurred: Yes").
+	RemappingFailure bool `json:"remappingFailure,omitempty"`
+	// UnrepairableMemory: GPU 0's memory cannot be repaired (-q -d ECC's "Unrepairable Memory: Yes").
+	UnrepairableMemory bool `json:"unrepairableMemory,omitempty"`
 }
 
 // Tool names, as the agent looks them up on PATH.
@@ -64,10 +71,23 @@ func Tools(machineType, seed string, f Fault) (tools map[string][]byte, ok bool)
 		busbw = max(m.NCCLBusBandwidthGBps, 20) * 1.25
 	}
 	return map[string][]byte{
-		NvidiaSMI:     []byte(nvidiaSMI(name, seed, visible, m.GPU.MemoryGB*1024*1019/1024, f)),
+		NvidiaSMI:     []byte(nvidiaSMI(name, seed, visible, m.GPU.MemoryGB*1024*1019/1024, nvlinkPeers(m), f)),
 		DCGMI:         []byte(dcgmi(visible, f)),
 		AllReducePerf: []byte(allReducePerf(name, visible, busbw)),
 	}, true
+}
+
+// nvlinkPeers: the machine type's GPUs are joined by NVLink. An L4 has none and a lone GPU no peer;
+// there nvidia-smi nvlink -e prints nothing (measured on a single-GPU H200 VM).
+func nvlinkPeers(m catalog.MachineType) bool {
+	return m.GPU.Count > 1 && m.GPU.Type != "nvidia-l4"
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "Yes"
+	}
+	return "No"
 }
 
 func uuid(seed string, i int) string {
@@ -79,12 +99,20 @@ func uuid(seed string, i int) string {
 }
 
 // nvidiaSMI answers `--query-gpu=F,... --format=csv[,noheader][,nounits]` for the fields the
-// health checks and operators use, `-L`, `nvlink -e` and `-q -x` (the XML log's GPU count,
-// product names and ECC totals); anything else fails as nvidia-smi does on a bad argument.
-func nvidiaSMI(name, seed string, n, memMiB int, f Fault) string {
+// health checks and operators use, `-L`, `nvlink -e` (nothing without NVLink peers), `-q -x` (the
+// XML log's GPU count, product names and ECC totals) and `-q [-d ECC|ROW_REMAPPER]` (the text
+// log's ECC and Remapped Rows sections, laid out as driver 580 on an H200 prints them); anything
+// else fails as nvidia-smi does on a bad argument.
+func nvidiaSMI(name, seed string, n, memMiB int, nvlinks bool, f Fault) string {
 	var b strings.Builder
 	b.WriteString("#!/bin/sh\n# hypercompute local cloud: nvidia-smi stand-in (no GPU exists on this machine).\n")
-	fmt.Fprintf(&b, "N=%d\nNAME='%s'\nMEM=%d\nECC0=%d\nNVL0=%d\n", n, name, memMiB, f.UncorrectedECC, f.NVLinkErrors)
+	fmt.Fprintf(&b, "N=%d\nNAME='%s'\nMEM=%d\nECC0=%d\nNVL0=%d\nNVLINKS=%d\n", n, name, memMiB, f.UncorrectedECC, f.NVLinkErrors, map[bool]int{true: 1}[nvlinks])
+	// The remap counters follow the fault: a pending remap or a failed one came from an uncorrectable error.
+	remapUE := 0
+	if f.RemappedRowsPending || f.RemappingFailure {
+		remapUE = 1
+	}
+	fmt.Fprintf(&b, "PEND0=%s\nRFAIL0=%s\nUNREP0=%s\nRUE0=%d\n", yesNo(f.RemappedRowsPending), yesNo(f.RemappingFailure), yesNo(f.UnrepairableMemory), remapUE)
 	b.WriteString("uuid() {\n  case $1 in\n")
 	for i := range n {
 		fmt.Fprintf(&b, "  %d) echo %s ;;\n", i, uuid(seed, i))
@@ -135,6 +163,7 @@ case "$1" in
   g=0; while [ $g -lt $N ]; do echo "GPU $g: $NAME (UUID: $(uuid $g))"; g=$((g+1)); done ;;
 nvlink)
   [ "$2" = -e ] || { echo "Invalid combination of input arguments." >&2; exit 2; }
+  [ "$NVLINKS" = 1 ] || exit 0
   g=0
   while [ $g -lt $N ]; do
     echo "GPU $g: $NAME (UUID: $(uuid $g))"
@@ -145,7 +174,55 @@ nvlink)
     g=$((g+1))
   done ;;
 -q)
-  [ "$2" = -x ] || { echo "Only -q -x is answered by this stand-in." >&2; exit 2; }
+  if [ "$2" != -x ]; then
+    case "$2 $3" in
+    " ") show="ecc remap"; full=1 ;;
+    "-d ECC") show=ecc; full=0 ;;
+    "-d ROW_REMAPPER") show=remap; full=0 ;;
+    *) echo "Only -q, -q -x, -q -d ECC and -q -d ROW_REMAPPER are answered by this stand-in." >&2; exit 2 ;;
+    esac
+    kv() { printf '%-55s: %s\n' "$1" "$2"; }
+    g0() { if [ "$1" = 0 ]; then echo "$2"; else echo "$3"; fi; }
+    echo; echo "==============NVSMI LOG=============="; echo
+    kv "Timestamp" "$(date '+%a %b %e %H:%M:%S %Y')"
+    kv "Driver Version" "580.159.04"
+    kv "CUDA Version" "13.0"
+    echo; kv "Attached GPUs" "$N"
+    g=0
+    while [ $g -lt $N ]; do
+      echo "GPU $(busid $g)"
+      if [ $full = 1 ]; then kv "    Product Name" "$NAME"; kv "    GPU UUID" "$(uuid $g)"; fi
+      case $show in *ecc*)
+        echo "    ECC Mode"; kv "        Current" Enabled; kv "        Pending" Enabled
+        echo "    ECC Errors"
+        for scope in Volatile Aggregate; do
+          echo "        $scope"
+          kv "            SRAM Correctable" 0; kv "            SRAM Uncorrectable Parity" 0; kv "            SRAM Uncorrectable SEC-DED" 0
+          kv "            DRAM Correctable" 0; kv "            DRAM Uncorrectable" "$(ecc $g)"
+        done
+        kv "            SRAM Threshold Exceeded" No
+        echo "        Aggregate Uncorrectable SRAM Sources"
+        for s in L2 SM Microcontroller PCIE Other; do kv "            SRAM $s" 0; done
+        kv "        Channel Repair Pending" No
+        kv "        TPC Repair Pending" No
+        kv "        Unrepairable Memory" "$(g0 $g $UNREP0 No)" ;;
+      esac
+      case $show in *remap*)
+        echo "    Remapped Rows"
+        kv "        Correctable Error" 0; kv "        Inactive Correctable Error" 0
+        kv "        Uncorrectable Error" "$(g0 $g $RUE0 0)"; kv "        Inactive Uncorrectable Error" 0
+        kv "        Pending" "$(g0 $g $PEND0 No)"
+        kv "        Remapping Failure Occurred" "$(g0 $g $RFAIL0 No)"
+        echo "        Bank Remap Availability Histogram"
+        kv "            Max" "$(g0 $g $([ $RFAIL0 = Yes ] && echo 0 || echo 3072) 3072) bank(s)"
+        kv "            High" "0 bank(s)"; kv "            Partial" "0 bank(s)"; kv "            Low" "0 bank(s)"
+        kv "            None" "$(g0 $g $([ $RFAIL0 = Yes ] && echo 3072 || echo 0) 0) bank(s)" ;;
+      esac
+      echo
+      g=$((g+1))
+    done
+    exit 0
+  fi
   echo '<?xml version="1.0" ?>'
   echo '<!DOCTYPE nvidia_smi_log SYSTEM "nvsmi_device_v12.dtd">'
   echo '<nvidia_smi_log>'
