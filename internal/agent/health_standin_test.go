@@ -37,7 +37,8 @@ func standInRunner(t *testing.T, machineType string, f gpustandin.Fault) *health
 // check, and each injected fault fails its check with the evidence.
 func TestGPUStandInsFailTheChecks(t *testing.T) {
 	checks := []cc.HealthCheckSpec{{Name: cc.CheckGPU, ExpectedGPUs: 8}, {Name: cc.CheckECC}, {Name: cc.CheckNVLink},
-		{Name: cc.CheckDCGM, DCGMLevel: 2}, {Name: cc.CheckNCCL, MinBusBandwidthGBps: 60}}
+		{Name: cc.CheckDCGM, DCGMLevel: 2}, {Name: cc.CheckNCCL, MinBusBandwidthGBps: 60},
+		{Name: cc.CheckRemappedRows}, {Name: cc.CheckUnrepairableMemory}}
 	if got := standInRunner(t, "a3-highgpu-8g", gpustandin.Fault{}).run(context.Background(), checks); len(got) != 0 {
 		t.Fatalf("a healthy node failed %+v", got)
 	}
@@ -51,6 +52,9 @@ func TestGPUStandInsFailTheChecks(t *testing.T) {
 		{gpustandin.Fault{NVLinkErrors: 5}, cc.CheckNVLink, "GPU 0 NVLink 0 has 5 Replay Errors"},
 		{gpustandin.Fault{DCGMFail: true}, cc.CheckDCGM, "level 2 Hardware/GPU Memory Fail on GPU 0"},
 		{gpustandin.Fault{BusBandwidthGBps: 12}, cc.CheckNCCL, "bus bandwidth 12.0 GB/s below 60 GB/s"},
+		{gpustandin.Fault{RemappedRowsPending: true}, cc.CheckRemappedRows, "GPU 00000000:04:00.0: remapped rows pending"},
+		{gpustandin.Fault{RemappingFailure: true}, cc.CheckUnrepairableMemory, "GPU 00000000:04:00.0: row remapping failure occurred"},
+		{gpustandin.Fault{UnrepairableMemory: true}, cc.CheckUnrepairableMemory, "GPU 00000000:04:00.0: unrepairable memory"},
 	} {
 		got := standInRunner(t, "a3-highgpu-8g", c.fault).run(context.Background(), checks)
 		found := false
