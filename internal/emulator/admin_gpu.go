@@ -78,9 +78,11 @@ func (e *Emulator) gpuDevices(key string) int {
 }
 
 // registerGPUFaults lets tests make a VM's GPU tool stand-ins report a fault (ECC errors, a missing
-// GPU, NVLink errors, low NCCL bandwidth, a failing DCGM diagnostic), as failing hardware would:
+// GPU, NVLink errors, low NCCL bandwidth, a failing DCGM diagnostic, remapped rows pending, a
+// remapping failure, unrepairable memory), as failing hardware would:
 //
 //	POST /emulator/v1/projects/P/zones/Z/instances/NAME:gpuFault  {"uncorrectedEcc": 2, "missingGpus": 1, ...}
+//	POST .../NAME:gpuFault  {"remappedRowsPending": true, "remappingFailure": true, "unrepairableMemory": true}
 func registerGPUFaults(e *Emulator) {
 	md, mok := e.srv.Component("metadata").(*metadata.Server)
 	svc, iok := e.srv.Component("instances").(*instances.Service)

@@ -32,6 +32,10 @@ func TestAccHealthPolicy_invalidInput(t *testing.T) {
   checks = [{ name = "ecc" }]`), `limits\.max_concurrent_repairs 0 would never let a repair start: use 1 or more, or leave it out for the default \(1\)`},
 		{"negative spares", cfg(`  spare_node_count = -1
   checks = [{ name = "ecc" }]`), `spare_node_count -1 is out of range; use 0 to 1000`},
+		{"unrepairable memory rebooted", cfg(`  checks = [{ name = "unrepairable_memory", action = "reboot" }]`),
+			`checks\[0\]\.action "reboot" cannot repair unrepairable_memory: the faulty GPU memory stays with the physical host`},
+		{"unrepairable memory reimaged", cfg(`  checks = [{ name = "unrepairable_memory", action = "reimage" }]`), `use "replace"`},
+		{"memory check misspelled", cfg(`  checks = [{ name = "remapped_row" }]`), `checks\[0\]\.name`},
 		{"straggler factor not above 1", cfg(`  checks = [{ name = "straggler", straggler_factor = 0.9 }]`), `checks\[0\]\.straggler_factor 0\.9 must be above 1`},
 		{"bad policy name", env.Config(`
 resource "hypercompute_health_policy" "test" {
