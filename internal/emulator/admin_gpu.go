@@ -104,6 +104,10 @@ func registerGPUFaults(e *Emulator) {
 			core.WriteError(w, r, core.GoogleError(http.StatusBadRequest, "machine type %s has no GPUs", path.Base(inst.GetMachineType())))
 			return
 		}
+		if err := gpustandin.CheckFault(path.Base(inst.GetMachineType()), req.Fault); err != nil {
+			core.WriteError(w, r, core.GoogleError(http.StatusBadRequest, "%v", err))
+			return
+		}
 		host := inst.GetResourceStatus().GetPhysicalHost()
 		e.gpuFaultsOf().Store(key, gpuFault{host: host, fault: req.Fault})
 		if rt := e.Runtime(); rt != nil && inst.GetStatus() == "RUNNING" {

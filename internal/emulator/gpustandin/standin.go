@@ -53,6 +53,16 @@ var productNames = map[string]string{
 	"nvidia-a100-80gb":      "NVIDIA A100-SXM4-80GB",
 }
 
+// CheckFault refuses a fault the machine type's GPUs cannot show: NVLink errors where its GPUs have
+// no NVLink peers (the stand-in prints no links there, so the fault would go unseen).
+func CheckFault(machineType string, f Fault) error {
+	m, found := catalog.Machine(machineType)
+	if found && m.HasGPU() && f.NVLinkErrors > 0 && !nvlinkPeers(m) {
+		return fmt.Errorf("machine type %s has no NVLink peers (nvidia-smi nvlink -e lists no links), so nvlinkErrors cannot show", machineType)
+	}
+	return nil
+}
+
 // Tools renders the stand-ins for a machine type; ok is false for machine types without GPUs.
 // seed makes the GPU UUIDs of one VM differ from another's.
 func Tools(machineType, seed string, f Fault) (tools map[string][]byte, ok bool) {

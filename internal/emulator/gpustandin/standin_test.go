@@ -81,4 +81,10 @@ func TestNvidiaSMINVLinkPeers(t *testing.T) {
 	if out := run(t, "a3-ultragpu-8g", Fault{}, NvidiaSMI, "nvlink", "-e"); !strings.Contains(out, "Link 0: Replay Errors: 0") {
 		t.Errorf("an 8-GPU VM printed %q", out)
 	}
+	if err := CheckFault("g2-standard-12", Fault{NVLinkErrors: 3}); err == nil || !strings.Contains(err.Error(), "no NVLink peers") {
+		t.Errorf("NVLink errors on an L4: %v", err)
+	}
+	if err := CheckFault("a3-ultragpu-8g", Fault{NVLinkErrors: 3, UnrepairableMemory: true}); err != nil {
+		t.Error(err)
+	}
 }
