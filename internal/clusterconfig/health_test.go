@@ -90,3 +90,30 @@ func TestEncodeClusterHealthFits(t *testing.T) {
 		t.Errorf("%d bytes, in-progress repair kept: %v", len(s), strings.Contains(s, `"node":"n-0"`))
 	}
 }
+
+// The GPU memory checks take the action their outcome needs when the policy names none, are
+// dropped on CPU partitions, and unrepairable memory refuses an action that keeps the host.
+func TestMemoryRepairChecksResolve(t *testing.T) {
+	parts := []Partition{{Name: "cpu", MachineType: "n2-standard-4", StaticNodes: 1}, {Name: "h200", MachineType: "a3-ultragpu-8g", StaticNodes: 1}}
+	pol := HealthPolicy{Name: "p", Checks: []HealthCheckSpec{{Name: CheckRemappedRows}, {Name: CheckUnrepairableMemory}, {Name: CheckNVLink}}}
+	plan := ResolveHealth([]HealthPolicy{pol}, parts)
+	got := map[string]string{}
+	for _, c := range plan.Partitions["h200"].Checks {
+		got[c.Name] = c.Action
+	}
+	if got[CheckRemappedRows] != ActionReboot || got[CheckUnrepairableMemory] != ActionReplace || got[CheckNVLink] != ActionDrain {
+		t.Errorf("actions on the GPU partition: %v", got)
+	}
+	if n := len(plan.Partitions["cpu"].Checks); n != 0 {
+		t.Errorf("the CPU partition runs %d GPU checks", n)
+	}
+	for _, a := range []string{ActionReboot, ActionReimage} {
+		bad := HealthPolicy{Name: "p", Checks: []HealthCheckSpec{{Name: CheckUnrepairableMemory, Action: a}}}
+		if err := ValidateHealthPolicy(bad); err == nil || !strings.Contains(err.Error(), "stays with the physical host") {
+			t.Errorf("unrepairable_memory with %s: %v", a, err)
+		}
+	}
+	if err := ValidateHealthPolicy(HealthPolicy{Name: "p", Checks: []HealthCheckSpec{{Name: CheckRemappedRows, Action: ActionReimage}}}); err != nil {
+		t.Errorf("remapped_rows with reimage: %v", err)
+	}
+}
