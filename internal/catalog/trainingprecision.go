@@ -75,6 +75,21 @@ func PeakDenseTFLOPS(gpuType, precision string) (float64, bool) {
 	return 0, false
 }
 
+// AchievableTFLOPS is one GPU's measured dense matmul rate for a training
+// precision, where one was measured: the realistic ceiling program goodput
+// (MFU) is read against next to the datasheet peak. H200 bf16: 793.5
+// TFLOP/s on an 8192² matmul (a real H200, driver 580.159.04, CUDA 13.0,
+// 2026-12-04: 80% of the 989 datasheet figure). Nothing else is measured
+// yet, so other GPUs and precisions report none rather than a guess.
+func AchievableTFLOPS(gpuType, precision string) (float64, bool) {
+	t, ok := achievableTFLOPS[gpuType][precision]
+	return t, ok
+}
+
+var achievableTFLOPS = map[string]map[string]float64{
+	"nvidia-h200-141gb": {PrecisionBF16: 793.5},
+}
+
 var peakTFLOPS = map[string][2]float64{
 	"nvidia-h100-80gb":      {989, 1979},
 	"nvidia-h100-mega-80gb": {989, 1979},
