@@ -118,6 +118,7 @@ type metric struct {
 	LR         float64 `json:"lr"`
 	TokensPerS float64 `json:"tokens_per_s"`
 	StepTime   float64 `json:"step_time"`
+	MFU        float64 `json:"mfu"`
 }
 
 func readMetrics(t *testing.T, path string) []metric {

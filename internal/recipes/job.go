@@ -127,6 +127,14 @@ type Progress struct {
 	Generation string `json:"generation,omitempty"`
 	// StartedAt is when the current run started (RFC 3339).
 	StartedAt string `json:"started_at,omitempty"`
+	// MFU is program goodput: model FLOPs (FLOPsPerToken × tokens) over
+	// step time over the peak, as a step-time-weighted mean over
+	// TrainSeconds, the step time summed over this generation's runs. The
+	// CPU trainer's peak is PeakTFLOPS, its ranks' matmul rate measured once
+	// at start.
+	MFU          float64 `json:"mfu,omitempty"`
+	TrainSeconds float64 `json:"train_seconds,omitempty"`
+	PeakTFLOPS   float64 `json:"peak_tflops,omitempty"`
 	// Finished: the run reached max_steps (and exported the model).
 	Finished  bool   `json:"finished,omitempty"`
 	UpdatedAt string `json:"updated_at"`

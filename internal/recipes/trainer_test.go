@@ -95,6 +95,7 @@ func TestTrainerCheckpoints(t *testing.T) {
 	if got := checkpointDirs(t, pre.Checkpoint.Dir); strings.Join(got, " ") != "ckpt-1 ckpt-6" {
 		t.Errorf("checkpoint directories %v, want ckpt-1 ckpt-6", got)
 	}
+	checkMFU(t, pre, p)
 
 	t.Run("torn checkpoint is never loaded", func(t *testing.T) {
 		torn := filepath.Join(pre.Checkpoint.Dir, "ckpt-50")
@@ -220,4 +221,37 @@ func checkpointDirs(t *testing.T, dir string) []string {
 		out = append(out, e.Name())
 	}
 	return out
+}
+
+// checkMFU: the trainer measured its matmul peak, and every logged step's
+// MFU is Go's FLOPs count for the step (FLOPsPerToken × tokens) over its
+// step time over that peak; the progress file's MFU is their
+// step-time-weighted mean.
+func checkMFU(t *testing.T, j Job, p Progress) {
+	t.Helper()
+	if !(p.PeakTFLOPS > 0) || !(p.MFU > 0 && p.MFU < 1) || !(p.TrainSeconds > 0) {
+		t.Fatalf("progress MFU %.4f over %.3f s against a peak of %.4f TFLOP/s: want a measured peak and 0 < MFU < 1", p.MFU, p.TrainSeconds, p.PeakTFLOPS)
+	}
+	r, err := Validate(j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq, mb := atoiMust(j.Hyperparameters["seq_length"]), atoiMust(j.Hyperparameters["micro_batch"])
+	a := *r.Architecture
+	flops := FLOPsPerToken(tinyGPTParameters(a, seq), a.Layers, a.DModel, seq) * float64(mb*seq)
+	ms := readMetrics(t, filepath.Join(j.RunDir, "metrics.jsonl"))
+	var weighted, total float64
+	for _, m := range ms {
+		want := flops / m.StepTime / (p.PeakTFLOPS * 1e12)
+		if math.Abs(m.MFU-want) > 0.02*want+1e-5 {
+			t.Errorf("step %d: MFU %.5f, want %.5f (%.3g FLOPs in %.5f s at %.4f TFLOP/s)", m.Step, m.MFU, want, flops, m.StepTime, p.PeakTFLOPS)
+		}
+		weighted += m.MFU * m.StepTime
+		total += m.StepTime
+	}
+	// log_every 1: every step is logged, so the weighted mean is the file's.
+	if mean := weighted / total; math.Abs(p.MFU-mean) > 0.02*mean+1e-4 {
+		t.Errorf("progress MFU %.5f, want the step-time-weighted mean %.5f of %d steps", p.MFU, mean, len(ms))
+	}
+	t.Logf("tiny-gpt MFU %.1f%% of a measured %.1f GFLOP/s fp32 matmul peak (%d steps, %.3f s of steps)", 100*p.MFU, 1000*p.PeakTFLOPS, len(ms), p.TrainSeconds)
 }

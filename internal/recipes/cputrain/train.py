@@ -238,6 +238,38 @@ class TinyGPT(nn.Module):
 
 # ---------------------------------------------------------------- files
 
+def measure_peak_flops(seconds=0.3, sizes=(64, 96, 128, 256)):
+    """This rank's fp32 matmul peak in FLOP/s, on the threads it trains with.
+
+    The CPU recipe's denominator for MFU (GPU recipes take theirs from the
+    catalog). A CPU's matmul rate depends on the shape (Debian's torch uses
+    the generic BLAS: n = 64..128 fits the cache and runs faster than 512),
+    so the peak is the best rate of repeated n×n matmuls (2n³ FLOPs each)
+    over a few sizes, about `seconds` in all so startup barely moves. Every
+    rank measures at once, sharing the node's cores as training does, and
+    the ranks' rates add up.
+    """
+    best = 0.0
+    for n in sizes:
+        a, b = torch.randn(n, n), torch.randn(n, n)
+        torch.mm(a, b)  # warm-up: thread pool, allocator
+        deadline = time.perf_counter() + seconds / len(sizes)
+        while time.perf_counter() < deadline:
+            t0 = time.perf_counter()
+            for _ in range(4):
+                torch.mm(a, b)
+            dt = time.perf_counter() - t0
+            if dt > 0:
+                best = max(best, 4 * 2 * n ** 3 / dt)
+    return best
+
+
+def flops_per_token(n_params, n_layer, d_model, seq_len):
+    """PaLM's model FLOPs per trained token, 6N + 12·L·H·Q·T (H·Q = d_model);
+    recipes.FLOPsPerToken is the same count in Go."""
+    return 6 * n_params + 12 * n_layer * d_model * seq_len
+
+
 def write_atomic(path, data):
     tmp = "%s.tmp-%d" % (path, os.getpid())
     with open(tmp, "w") as f:
@@ -415,6 +447,10 @@ def main():
     opt = torch.optim.AdamW(model.parameters(), lr=hp["learning_rate"], betas=(0.9, 0.95),
                             weight_decay=hp["weight_decay"])
     n_params = sum(p.numel() for p in model.parameters())
+    step_flops = flops_per_token(n_params, int(m["n_layer"]), int(m["d_model"]), seq_len) * micro_batch * seq_len * world
+    peak = torch.tensor([measure_peak_flops()], dtype=torch.float64)
+    dist.all_reduce(peak)
+    peak = peak.item()
 
     # -- resume: own newest complete checkpoint, else resume_from weights
     step, first_loss, resumed = 0, None, None
@@ -442,6 +478,7 @@ def main():
             "last_checkpoint_step": 0, "checkpoint_cost_seconds": 0.0, "interval_seconds": 0.0,
             "checkpoints": 0, "restarts": 0, "lost_seconds": 0.0, "generation": cfg.get("generation", ""),
             "started_at": now_iso(started), "finished": False,
+            "mfu": 0.0, "train_seconds": 0.0, "peak_tflops": round(peak / 1e12, 4),
             "slurm_job_id": os.environ.get("SLURM_JOB_ID", ""), "lost_by_job": {}}
     if rank == 0 and os.path.isfile(progress_path):
         try:
@@ -455,7 +492,7 @@ def main():
             prog["lost_by_job"] = dict(prev.get("lost_by_job") or {})
         if prev and prev.get("generation", "") == prog["generation"]:
             for k in ("first_loss", "last_loss", "last_checkpoint_step", "last_checkpoint_time",
-                      "checkpoint_cost_seconds", "interval_seconds", "checkpoints"):
+                      "checkpoint_cost_seconds", "interval_seconds", "checkpoints", "mfu", "train_seconds"):
                 if k in prev:
                     prog[k] = prev[k]
             prog["restarts"] = int(prev.get("restarts", 0)) + 1
@@ -521,8 +558,8 @@ def main():
         except Exception:  # TensorBoard is not installed: metrics.jsonl only
             tb = None
         metrics = open(os.path.join(metrics_dir, "metrics.jsonl"), "a")
-        log("%s %s: %d parameters, %d ranks, steps %d..%d" % (cfg.get("model_name", "tiny-gpt"), cfg.get("size", ""),
-                                                               n_params, world, step + 1, max_steps))
+        log("%s %s: %d parameters, %d ranks, steps %d..%d; matmul peak %.1f GFLOP/s over the ranks" % (
+            cfg.get("model_name", "tiny-gpt"), cfg.get("size", ""), n_params, world, step + 1, max_steps, peak / 1e9))
 
     prog["interval_seconds"] = interval()
     since_ckpt = time.time()
@@ -561,10 +598,16 @@ def main():
             if not prog["first_loss"]:
                 prog["first_loss"] = mean_loss
             prog["step"], prog["last_loss"] = step, mean_loss
+            # Step-time-weighted mean over the generation: each step's
+            # model FLOPs over its own time and this run's measured peak.
+            mfu = step_flops / step_time / peak if peak > 0 and step_time > 0 else 0.0
+            ts = prog["train_seconds"] + step_time
+            prog["mfu"] = (prog["mfu"] * prog["train_seconds"] + mfu * step_time) / ts
+            prog["train_seconds"] = ts
             if step % log_every == 0 or step == max_steps or stop:
                 rec = {"step": step, "loss": round(mean_loss, 5), "lr": lr,
                        "tokens_per_s": round(micro_batch * seq_len * world / step_time, 1),
-                       "step_time": round(step_time, 5), "time": now_iso()}
+                       "step_time": round(step_time, 5), "mfu": round(mfu, 5), "time": now_iso()}
                 metrics.write(json.dumps(rec) + "\n")
                 metrics.flush()
                 if tb is not None:
@@ -597,7 +640,7 @@ def main():
     dist.destroy_process_group()
     if stopped_by is not None:
         log("stopped by %s at step %d after a checkpoint" % (stopped_by, step))
-    log("finished at step %d, loss %.4f" % (step, prog["last_loss"]))
+    log("finished at step %d, loss %.4f, MFU %.1f%%" % (step, prog["last_loss"], 100 * prog["mfu"]))
     # Leave before main's locals are freed: freeing the DDP model destroys its Reducer, whose gloo
     # process group joins a worker thread that waits for the GIL this thread holds (seen as a rank
     # that logged "finished" and never exited). Everything is written and flushed by now.
