@@ -113,8 +113,41 @@ func readProgressLost(workDir, jobID string) (float64, bool) {
 	return 0, p.SlurmJobID == jobID
 }
 
+// progressProgram returns the program goodput (MFU) a recipe's progress file reports for Slurm
+// job jobID and the step time it is a mean over; ok false when the file reports none for it.
+type progressProgram func(jobID, workDir string) (mfu, seconds float64, ok bool)
+
+// programIn finds the progress file as progressIn does.
+func programIn(runDirs map[string]string) progressProgram {
+	return func(jobID, workDir string) (float64, float64, bool) {
+		if d, ok := runDirs[jobID]; ok {
+			workDir = d
+		}
+		return readProgressProgram(workDir, jobID)
+	}
+}
+
+// readProgressProgram reads the MFU of the file's run. The file keeps one mean per generation, so
+// it is charged to the Slurm job that wrote the file last: an earlier job of the same run
+// directory reports none rather than the whole run's.
+func readProgressProgram(workDir, jobID string) (float64, float64, bool) {
+	if workDir == "" {
+		return 0, 0, false
+	}
+	b, err := os.ReadFile(filepath.Join(workDir, recipes.ProgressFile))
+	if err != nil {
+		return 0, 0, false
+	}
+	var p recipes.Progress
+	if json.Unmarshal(b, &p) != nil || p.SlurmJobID != jobID || !(p.MFU > 0) || !(p.TrainSeconds > 0) {
+		return 0, 0, false
+	}
+	return p.MFU, p.TrainSeconds, true
+}
+
 // computeGoodput turns attempts into a report. now stands for the wait of a job still pending.
-func computeGoodput(as []attempt, window string, since, now time.Time, lost progressLost) cc.GoodputReport {
+// program may be nil (no progress files to read).
+func computeGoodput(as []attempt, window string, since, now time.Time, lost progressLost, program progressProgram) cc.GoodputReport {
 	var order []string
 	byJob := map[string][]attempt{}
 	for _, a := range as {
@@ -151,6 +184,11 @@ func computeGoodput(as []attempt, window string, since, now time.Time, lost prog
 			j.LostSeconds = l
 		}
 		j.LostSeconds = math.Min(j.LostSeconds, j.RunSeconds)
+		if program != nil {
+			if mfu, secs, ok := program(id, last.workDir); ok {
+				j.Program, j.ProgramSeconds = mfu, secs
+			}
+		}
 		j.GoodputFigures = withRatios(j.GoodputFigures)
 		jobs = append(jobs, j)
 		r.Total = add(r.Total, j.GoodputFigures)
@@ -177,6 +215,11 @@ func add(a, b cc.GoodputFigures) cc.GoodputFigures {
 	a.RunSeconds += b.RunSeconds
 	a.LostSeconds += b.LostSeconds
 	a.Restarts += b.Restarts
+	// Program goodput: the step-time-weighted mean of the jobs'.
+	if t := a.ProgramSeconds + b.ProgramSeconds; t > 0 {
+		a.Program = (a.Program*a.ProgramSeconds + b.Program*b.ProgramSeconds) / t
+		a.ProgramSeconds = t
+	}
 	return a
 }
 
@@ -219,7 +262,7 @@ func measureGoodput(ctx context.Context, cli slurm.CLI, window string, now time.
 	if err != nil {
 		return cc.GoodputReport{}, err
 	}
-	return computeGoodput(as, window, since, now, progressIn(runDirs)), nil
+	return computeGoodput(as, window, since, now, progressIn(runDirs), programIn(runDirs)), nil
 }
 
 // repairFigures sums the health policy's repairs that overlap [since, now] per partition.
@@ -298,14 +341,18 @@ func GoodputReport(ctx context.Context, window string, stdout io.Writer) error {
 
 func writeGoodputText(w io.Writer, r cc.GoodputReport) error {
 	fmt.Fprintf(w, "Goodput over %s (jobs active since %s), from Slurm accounting\n", r.Window, r.Since)
-	fmt.Fprintln(w, "scheduling = run / (run + wait); runtime = (run - lost) / run; seconds")
+	fmt.Fprintln(w, "scheduling = run / (run + wait); runtime = (run - lost) / run; program = model FLOPs / peak (MFU, step-time-weighted); seconds")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	row := func(cols ...string) { fmt.Fprintln(tw, strings.Join(cols, "\t")) }
 	figs := func(f cc.GoodputFigures) []string {
-		return []string{strconv.Itoa(f.Jobs), secs(f.WaitSeconds), secs(f.RunSeconds), secs(f.LostSeconds), strconv.Itoa(f.Restarts), pct(f.Scheduling), pct(f.Runtime)}
+		program := "-" // no recipe reported MFU
+		if f.ProgramSeconds > 0 {
+			program = pct(f.Program)
+		}
+		return []string{strconv.Itoa(f.Jobs), secs(f.WaitSeconds), secs(f.RunSeconds), secs(f.LostSeconds), strconv.Itoa(f.Restarts), pct(f.Scheduling), pct(f.Runtime), program}
 	}
 	fmt.Fprintln(tw)
-	row("PARTITION", "JOBS", "WAIT", "RUN", "LOST", "RESTARTS", "SCHEDULING", "RUNTIME")
+	row("PARTITION", "JOBS", "WAIT", "RUN", "LOST", "RESTARTS", "SCHEDULING", "RUNTIME", "PROGRAM")
 	names := make([]string, 0, len(r.Partitions))
 	for p := range r.Partitions {
 		names = append(names, p)
@@ -316,7 +363,7 @@ func writeGoodputText(w io.Writer, r cc.GoodputReport) error {
 	}
 	row(append([]string{"TOTAL"}, figs(r.Total)...)...)
 	fmt.Fprintln(tw)
-	row("JOBID", "NAME", "PARTITION", "STATE", "WAIT", "RUN", "LOST", "RESTARTS", "SCHEDULING", "RUNTIME")
+	row("JOBID", "NAME", "PARTITION", "STATE", "WAIT", "RUN", "LOST", "RESTARTS", "SCHEDULING", "RUNTIME", "PROGRAM")
 	for _, j := range r.Jobs {
 		f := figs(j.GoodputFigures)
 		row(append([]string{j.JobID, j.Name, j.Partition, j.State}, f[1:]...)...)

@@ -38,7 +38,18 @@ func TestGoodputFromSacct(t *testing.T) {
 		}
 		return 0, false
 	}
-	r := computeGoodput(as, "1d", now.Add(-24*time.Hour), now, lost)
+	// Program goodput (MFU) from the recipes' progress files: job 9 0.40 over 1000 s of steps,
+	// job 7 0.10 over 250 s; job 8 reports none.
+	program := func(id, dir string) (float64, float64, bool) {
+		switch id {
+		case "9":
+			return 0.40, 1000, true
+		case "7":
+			return 0.10, 250, true
+		}
+		return 0, 0, false
+	}
+	r := computeGoodput(as, "1d", now.Add(-24*time.Hour), now, lost, program)
 
 	type want struct {
 		state                string
@@ -68,7 +79,11 @@ func TestGoodputFromSacct(t *testing.T) {
 		math.Abs(gpu.Runtime-2055.0/2400) > 1e-12 || math.Abs(gpu.Scheduling-2400.0/2520) > 1e-12 {
 		t.Errorf("partition gpu: %+v", gpu)
 	}
-	if r.Total.Jobs != 5 || r.Total.WaitSeconds != 210 || r.Total.RunSeconds != 2400 {
+	// Step-time-weighted: (0.40·1000 + 0.10·250) / 1250 = 0.34, not the plain mean 0.25.
+	if math.Abs(gpu.Program-0.34) > 1e-12 || gpu.ProgramSeconds != 1250 || r.Partitions["debug"].ProgramSeconds != 0 {
+		t.Errorf("program goodput: gpu %.4f over %v s, debug %+v", gpu.Program, gpu.ProgramSeconds, r.Partitions["debug"])
+	}
+	if r.Total.Jobs != 5 || r.Total.WaitSeconds != 210 || r.Total.RunSeconds != 2400 || math.Abs(r.Total.Program-0.34) > 1e-12 {
 		t.Errorf("total: %+v", r.Total)
 	}
 
@@ -83,11 +98,11 @@ func TestGoodputFromSacct(t *testing.T) {
 	}
 	all := strings.Join(lines, "\n")
 	for _, line := range []string{
-		"gpu 3 120 2400 345 2 95.2% 85.6%",
-		"debug 2 90 0 0 0 0.0% 100.0%",
-		"TOTAL 5 210 2400 345 2 92.0% 85.6%",
-		"8 sweep gpu COMPLETED 60 500 300 1 89.3% 40.0%",
-		"9 llama gpu COMPLETED 40 1800 45 1 97.8% 97.5%",
+		"gpu 3 120 2400 345 2 95.2% 85.6% 34.0%",
+		"debug 2 90 0 0 0 0.0% 100.0% -",
+		"TOTAL 5 210 2400 345 2 92.0% 85.6% 34.0%",
+		"8 sweep gpu COMPLETED 60 500 300 1 89.3% 40.0% -",
+		"9 llama gpu COMPLETED 40 1800 45 1 97.8% 97.5% 40.0%",
 	} {
 		if !strings.Contains(all, "\n"+line+"\n") {
 			t.Errorf("the text report lacks %q:\n%s", line, text.String())
@@ -181,5 +196,34 @@ func TestProgressIn(t *testing.T) {
 	}
 	if l, ok := lost("44", work); !ok || l != 0 {
 		t.Errorf("the file's own job, never restarted: %v %v, want 0 true", l, ok)
+	}
+}
+
+// The progress file's MFU belongs to the job that wrote it last; other jobs of the run directory,
+// and files without MFU, report none.
+func TestProgramIn(t *testing.T) {
+	run, work := t.TempDir(), t.TempDir()
+	for dir, body := range map[string]string{
+		run:  `{"slurm_job_id":"41","mfu":0.42,"train_seconds":300,"peak_tflops":0.005}`,
+		work: `{"slurm_job_id":"50","lost_by_job":{}}`,
+	} {
+		if err := os.WriteFile(filepath.Join(dir, recipes.ProgressFile), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	program := programIn(map[string]string{"41": run})
+	for _, c := range []struct {
+		job, workDir string
+		mfu, secs    float64
+		ok           bool
+	}{
+		{"41", work, 0.42, 300, true}, // the record names its run directory
+		{"40", run, 0, 0, false},      // an earlier job of the run directory
+		{"50", work, 0, 0, false},     // a trainer that reports no MFU
+		{"51", t.TempDir(), 0, 0, false},
+	} {
+		if m, s, ok := program(c.job, c.workDir); ok != c.ok || m != c.mfu || s != c.secs {
+			t.Errorf("job %s in %s: %v %v %v, want %v %v %v", c.job, c.workDir, m, s, ok, c.mfu, c.secs, c.ok)
+		}
 	}
 }

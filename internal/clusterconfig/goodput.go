@@ -20,7 +20,8 @@ const GoodputReportMaxJobs = 50
 // that it spent running. Runtime goodput is (run - lost) / run: the share of run time that became
 // progress. Lost time is, for a job whose run directory holds a recipe progress file, the
 // lost_seconds it recorded (time redone since the last checkpoint); for any other job, the whole
-// run of every attempt that a requeue, node failure or preemption ended.
+// run of every attempt that a requeue, node failure or preemption ended. Program goodput, the
+// third layer, is the MFU recipe jobs report in their progress files.
 type GoodputReport struct {
 	Window      string `json:"window"`
 	GeneratedAt string `json:"generated_at"` // RFC 3339
@@ -54,6 +55,12 @@ type GoodputFigures struct {
 	// Ratios in [0, 1]; 1 when there is no time to divide.
 	Scheduling float64 `json:"scheduling_goodput"`
 	Runtime    float64 `json:"runtime_goodput"`
+	// Program goodput is model FLOPs utilisation (MFU): the model FLOPs a recipe's steps did over
+	// the hardware's peak, as its progress file reports it, weighted by ProgramSeconds, the step
+	// time it was measured over (a partition's is the step-time-weighted mean of its jobs'). Both
+	// 0 when no job reported one (not a recipe, or a trainer that reports no MFU).
+	Program        float64 `json:"program_goodput,omitempty"`
+	ProgramSeconds float64 `json:"program_seconds,omitempty"`
 }
 
 // JobGoodput is one Slurm job, all its attempts together.
