@@ -45,10 +45,10 @@ func TestAccClusterGoodput(t *testing.T) {
 	acctest.StartFakeAgent(t, env.Env)
 	report := cc.GoodputReport{
 		Window: "7d", GeneratedAt: "2026-12-01T13:00:00Z", Since: "2026-11-24T13:00:00Z",
-		Total:      cc.GoodputFigures{Jobs: 2, WaitSeconds: 80, RunSeconds: 600, LostSeconds: 300, Restarts: 1, Scheduling: 600.0 / 680, Runtime: 0.5},
-		Partitions: map[string]cc.GoodputFigures{"a3": {Jobs: 2, WaitSeconds: 80, RunSeconds: 600, LostSeconds: 300, Restarts: 1, Scheduling: 600.0 / 680, Runtime: 0.5}},
+		Total:      cc.GoodputFigures{Jobs: 2, WaitSeconds: 80, RunSeconds: 600, LostSeconds: 300, Restarts: 1, Scheduling: 600.0 / 680, Runtime: 0.5, Program: 0.25, ProgramSeconds: 80},
+		Partitions: map[string]cc.GoodputFigures{"a3": {Jobs: 2, WaitSeconds: 80, RunSeconds: 600, LostSeconds: 300, Restarts: 1, Scheduling: 600.0 / 680, Runtime: 0.5, Program: 0.25, ProgramSeconds: 80}},
 		Jobs: []cc.JobGoodput{
-			{JobID: "7", Name: "train", Partition: "a3", State: "COMPLETED", GoodputFigures: cc.GoodputFigures{Jobs: 1, WaitSeconds: 20, RunSeconds: 100, Scheduling: 100.0 / 120, Runtime: 1}},
+			{JobID: "7", Name: "train", Partition: "a3", State: "COMPLETED", GoodputFigures: cc.GoodputFigures{Jobs: 1, WaitSeconds: 20, RunSeconds: 100, Scheduling: 100.0 / 120, Runtime: 1, Program: 0.25, ProgramSeconds: 80}},
 			{JobID: "8", Name: "sweep", Partition: "a3", State: "COMPLETED", GoodputFigures: cc.GoodputFigures{Jobs: 1, WaitSeconds: 60, RunSeconds: 500, LostSeconds: 300, Restarts: 1, Scheduling: 500.0 / 560, Runtime: 0.4}},
 		},
 		JobsOmitted: 3,
@@ -88,6 +88,12 @@ func TestAccClusterGoodput(t *testing.T) {
 					resource.TestCheckResourceAttr(addr, "jobs.1.state", "COMPLETED"),
 					resource.TestCheckResourceAttr(addr, "jobs.1.runtime_goodput", "0.4"),
 					resource.TestCheckResourceAttr(addr, "jobs_omitted", "3"),
+					// Program goodput (MFU): job 7 is a recipe that reported it; job 8 did not.
+					resource.TestCheckResourceAttr(addr, "total.program_goodput", "0.25"),
+					resource.TestCheckResourceAttr(addr, "partitions.a3.program_seconds", "80"),
+					resource.TestCheckResourceAttr(addr, "jobs.0.program_goodput", "0.25"),
+					resource.TestCheckNoResourceAttr(addr, "jobs.1.program_goodput"),
+					resource.TestCheckResourceAttr(addr, "jobs.1.program_seconds", "0"),
 					resource.TestCheckResourceAttr(addr, "repairs.a3.repairs", "1"),
 					resource.TestCheckResourceAttr(addr, "repairs.a3.node_seconds", "420"),
 				),

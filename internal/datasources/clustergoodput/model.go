@@ -31,6 +31,8 @@ type figuresModel struct {
 	Restarts    types.Int64   `tfsdk:"restarts"`
 	Scheduling  types.Float64 `tfsdk:"scheduling_goodput"`
 	Runtime     types.Float64 `tfsdk:"runtime_goodput"`
+	Program     types.Float64 `tfsdk:"program_goodput"`
+	ProgramSecs types.Float64 `tfsdk:"program_seconds"`
 }
 
 type jobModel struct {
@@ -44,14 +46,21 @@ type jobModel struct {
 	Restarts    types.Int64   `tfsdk:"restarts"`
 	Scheduling  types.Float64 `tfsdk:"scheduling_goodput"`
 	Runtime     types.Float64 `tfsdk:"runtime_goodput"`
+	Program     types.Float64 `tfsdk:"program_goodput"`
+	ProgramSecs types.Float64 `tfsdk:"program_seconds"`
 }
 
 func figures(f cc.GoodputFigures) figuresModel {
-	return figuresModel{
+	m := figuresModel{
 		Jobs: types.Int64Value(int64(f.Jobs)), WaitSeconds: types.Float64Value(f.WaitSeconds), RunSeconds: types.Float64Value(f.RunSeconds),
 		LostSeconds: types.Float64Value(f.LostSeconds), Restarts: types.Int64Value(int64(f.Restarts)),
 		Scheduling: types.Float64Value(f.Scheduling), Runtime: types.Float64Value(f.Runtime),
+		Program: types.Float64Null(), ProgramSecs: types.Float64Value(f.ProgramSeconds),
 	}
+	if f.ProgramSeconds > 0 {
+		m.Program = types.Float64Value(f.Program)
+	}
+	return m
 }
 
 func (m *model) fill(r cc.GoodputReport) {
@@ -68,6 +77,7 @@ func (m *model) fill(r cc.GoodputReport) {
 		m.Jobs = append(m.Jobs, jobModel{
 			JobID: types.StringValue(j.JobID), Name: types.StringValue(j.Name), Partition: types.StringValue(j.Partition), State: types.StringValue(j.State),
 			WaitSeconds: f.WaitSeconds, RunSeconds: f.RunSeconds, LostSeconds: f.LostSeconds, Restarts: f.Restarts, Scheduling: f.Scheduling, Runtime: f.Runtime,
+			Program: f.Program, ProgramSecs: f.ProgramSecs,
 		})
 	}
 	m.JobsOmitted = types.Int64Value(int64(r.JobsOmitted))

@@ -29,6 +29,9 @@ func (d *dataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp 
 		"restarts":           count("Attempts after the first (requeues, node failures, preemptions)."),
 		"scheduling_goodput": num("run / (run + wait), in [0, 1]; 1 when there is nothing to divide."),
 		"runtime_goodput":    num("(run - lost) / run, in [0, 1]; 1 when nothing ran."),
+		"program_goodput": num("Model FLOPs utilisation (MFU) recipe jobs reported in their progress: model FLOPs per step (6 × parameters + 12 × layers × width × sequence per token, PaLM's count) over step time over the peak — the catalog's datasheet dense rate per GPU, or the CPU recipe's own measured matmul peak. " +
+			"For a set of jobs, the mean of theirs weighted by `program_seconds`. Null when no job reported one."),
+		"program_seconds": num("Step time `program_goodput` is measured over; 0 when no job reported MFU."),
 	}
 	job := map[string]schema.Attribute{
 		"job_id": str("Slurm job id."), "name": str("Job name."), "partition": str("Partition."),
@@ -41,7 +44,7 @@ func (d *dataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp 
 	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Goodput a `hypercompute_training_cluster` measured from its Slurm accounting records (set its `accounting` block): " +
-			"scheduling goodput (time jobs ran against time they waited) and runtime goodput (run time that became progress, against time lost to failures and restarts), " +
+			"scheduling goodput (time jobs ran against time they waited), runtime goodput (run time that became progress, against time lost to failures and restarts) and program goodput (the model FLOPs utilisation recipe jobs report), " +
 			"for the whole cluster, per partition and per job, over a window. The controller's agent computes it from `sacct` every few seconds and reports it as a guest attribute; " +
 			"`hypercompute-agent goodput --since 7d` on a login node prints the same report for any window.",
 		Attributes: map[string]schema.Attribute{
