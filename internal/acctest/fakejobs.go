@@ -105,6 +105,7 @@ func (f *FakeJobs) report(name string, j recipes.Job) {
 		rep.StartTime = "2026-12-01T21:00:01Z"
 		p.Step, p.FirstLoss, p.LastLoss = j.MaxSteps/2, 5.5, 3.0
 		p.LastCheckpointStep, p.Checkpoints = j.MaxSteps/2, 1
+		p.MFU, p.TrainSeconds, p.PeakTFLOPS = 0.31, 12.5, 0.005
 	}
 	if state == "COMPLETED" {
 		rep.EndTime = "2026-12-01T21:01:00Z"

@@ -36,6 +36,7 @@ type model struct {
 	LastCheckpointTime types.String  `tfsdk:"last_checkpoint_time"`
 	FirstLoss          types.Float64 `tfsdk:"first_loss"`
 	LastLoss           types.Float64 `tfsdk:"last_loss"`
+	MFU                types.Float64 `tfsdk:"mfu"`
 	CheckpointInterval types.String  `tfsdk:"checkpoint_interval"`
 	TimeLost           types.String  `tfsdk:"time_lost"`
 	Restarts           types.Int64   `tfsdk:"restarts"`
@@ -85,5 +86,5 @@ var (
 
 // computedAttrs are the attributes the controller's report fills.
 var computedAttrs = []string{"job_id", "state", "start_time", "end_time", "log_path", "step", "checkpoints",
-	"last_checkpoint_step", "last_checkpoint_time", "first_loss", "last_loss", "checkpoint_interval", "time_lost", "restarts",
+	"last_checkpoint_step", "last_checkpoint_time", "first_loss", "last_loss", "mfu", "checkpoint_interval", "time_lost", "restarts",
 	"auto_restarts", "last_restart_cause"}

@@ -121,6 +121,10 @@ func setReport(m *model, j recipes.Job, r cc.JobReport) {
 	m.LastCheckpointTime = types.StringValue(p.LastCheckpointTime)
 	m.FirstLoss = types.Float64Value(p.FirstLoss)
 	m.LastLoss = types.Float64Value(p.LastLoss)
+	m.MFU = types.Float64Null()
+	if p.TrainSeconds > 0 {
+		m.MFU = types.Float64Value(p.MFU)
+	}
 	interval := ""
 	switch {
 	case p.IntervalSeconds > 0:

@@ -58,6 +58,7 @@ func TestAccRecipeJob_lifecycle(t *testing.T) {
 					resource.TestCheckResourceAttr(addr, "tensorboard_dir", "/home/.hypercompute/jobs/train/tensorboard"),
 					resource.TestCheckResourceAttr(addr, "log_path", "/home/.hypercompute/jobs/train/slurm-1.out"),
 					resource.TestCheckResourceAttr(addr, "end_time", "2026-12-01T21:01:00Z"),
+					resource.TestCheckResourceAttr(addr, "mfu", "0.31"), // the trainer's progress, as the fake agent reports it
 					resource.TestCheckResourceAttrSet(addr, "nodes"),
 					func(s *terraform.State) error {
 						a := s.RootModule().Resources[addr].Primary.Attributes

@@ -191,12 +191,14 @@ func (r *jobResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp
 			"last_checkpoint_time": str("When the newest complete checkpoint was written, RFC 3339."),
 			"first_loss":           schema.Float64Attribute{Computed: true, MarkdownDescription: "Training loss at the first logged step.", PlanModifiers: keepFloat},
 			"last_loss":            schema.Float64Attribute{Computed: true, MarkdownDescription: "Training loss at the last logged step.", PlanModifiers: keepFloat},
-			"checkpoint_interval":  str("The checkpoint interval in use (a fixed interval, or the current Young/Daly interval for `auto`)."),
-			"time_lost":            str("Training time redone after restarts (the time since the last checkpoint when each earlier run stopped)."),
-			"restarts":             num("Times the job restarted (requeues, node failures, automatic restarts)."),
-			"auto_restarts":        num("Automatic restarts of the training step after it failed (`restart_policy`)."),
-			"last_restart_cause":   str("Why the step last restarted automatically: its exit code, the step it had reached and when; empty when it never did."),
-			"timeouts":             timeouts.Attributes(ctx, timeouts.Opts{Create: true, Delete: true}),
+			"mfu": schema.Float64Attribute{Computed: true, PlanModifiers: keepFloat, MarkdownDescription: "Program goodput: the job's model FLOPs utilisation, in [0, 1] — model FLOPs per step (6 × parameters + 12 × layers × width × sequence per token, PaLM's count) over step time over the peak, " +
+				"a step-time-weighted mean over the job's steps. The CPU recipe measures its own node's matmul peak at start; null until the trainer reports one."},
+			"checkpoint_interval": str("The checkpoint interval in use (a fixed interval, or the current Young/Daly interval for `auto`)."),
+			"time_lost":           str("Training time redone after restarts (the time since the last checkpoint when each earlier run stopped)."),
+			"restarts":            num("Times the job restarted (requeues, node failures, automatic restarts)."),
+			"auto_restarts":       num("Automatic restarts of the training step after it failed (`restart_policy`)."),
+			"last_restart_cause":  str("Why the step last restarted automatically: its exit code, the step it had reached and when; empty when it never did."),
+			"timeouts":            timeouts.Attributes(ctx, timeouts.Opts{Create: true, Delete: true}),
 		},
 	}
 }
