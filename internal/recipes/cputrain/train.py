@@ -640,7 +640,8 @@ def main():
     dist.destroy_process_group()
     if stopped_by is not None:
         log("stopped by %s at step %d after a checkpoint" % (stopped_by, step))
-    log("finished at step %d, loss %.4f, MFU %.1f%%" % (step, prog["last_loss"], 100 * prog["mfu"]))
+    # Only rank 0 keeps the progress (loss, MFU); the other ranks' are 0.
+    log("finished at step %d, loss %.4f%s" % (step, prog["last_loss"], ", MFU %.1f%%" % (100 * prog["mfu"]) if rank == 0 else ""))
     # Leave before main's locals are freed: freeing the DDP model destroys its Reducer, whose gloo
     # process group joins a worker thread that waits for the GIL this thread holds (seen as a rank
     # that logged "finished" and never exited). Everything is written and flushed by now.
