@@ -33,6 +33,8 @@ type Cluster struct {
 	Health *HealthCheck  `json:"health_check,omitempty"`
 	// Accounting is slurmdbd and its database (accounting.go); nil keeps no records.
 	Accounting *Accounting `json:"accounting,omitempty"`
+	// Monitoring is metrics, Prometheus and Cloud Monitoring (monitoring.go); nil: none.
+	Monitoring *Monitoring `json:"monitoring,omitempty"`
 	Layout     Layout      `json:"layout,omitzero"`
 	// Cloud is where the cluster's VMs run (set by the training cluster resource).
 	Cloud *Cloud `json:"cloud,omitempty"`

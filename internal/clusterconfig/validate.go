@@ -76,6 +76,9 @@ func ValidateCluster(c Cluster) error {
 	if err := ValidateAccounting(c); err != nil {
 		return err
 	}
+	if err := ValidateMonitoring(c.Monitoring); err != nil {
+		return fmt.Errorf("monitoring.%w", err)
+	}
 	if err := ValidateMounts(c.Mounts); err != nil {
 		return err
 	}

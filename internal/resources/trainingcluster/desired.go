@@ -40,6 +40,7 @@ type desired struct {
 	loginCount      int
 	slurm           clusterconfig.SlurmSettings
 	accounting      *clusterconfig.Accounting
+	monitoring      *clusterconfig.Monitoring
 	osLogin         bool
 	publicIPs       bool
 	shielded        bool
@@ -216,6 +217,7 @@ func toDesired(ctx context.Context, m *model) (*desired, diag.Diagnostics) {
 		}
 	}
 	s.accounting = accountingDesired(ctx, m.Accounting, &diags)
+	s.monitoring = monitoringDesired(ctx, m.Monitoring, &diags)
 	if sa, ok := readObject[serviceAccountModel](ctx, m.ServiceAccount, &diags); ok {
 		s.serviceAccount = sa.Email.ValueString()
 		s.scopes = stringList(ctx, sa.Scopes, &diags)
@@ -259,6 +261,7 @@ func (s *desired) cluster(mounts clusterconfig.Mounts) clusterconfig.Cluster {
 		LoginCount:   s.loginCount,
 		Slurm:        s.slurm,
 		Accounting:   s.accounting,
+		Monitoring:   s.monitoring,
 		Mounts:       mounts,
 		Agents:       []clusterconfig.AgentRef{s.agent},
 		LocalRuntime: s.localRuntime,

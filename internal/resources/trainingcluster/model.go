@@ -22,6 +22,7 @@ type model struct {
 	Login              types.Object   `tfsdk:"login"`
 	Slurm              types.Object   `tfsdk:"slurm"`
 	Accounting         types.Object   `tfsdk:"accounting"`
+	Monitoring         types.Object   `tfsdk:"monitoring"`
 	OSLogin            types.Bool     `tfsdk:"os_login"`
 	ServiceAccount     types.Object   `tfsdk:"service_account"`
 	EnablePublicIPs    types.Bool     `tfsdk:"enable_public_ips"`

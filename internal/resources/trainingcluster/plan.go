@@ -123,7 +123,7 @@ func (p *planner) checkWholeCluster(ctx context.Context) {
 		h.NFSVersion = types.StringNull()
 		plan.Home, _ = types.ObjectValueFrom(ctx, homeAttrTypes, h)
 	}
-	for _, v := range []attr.Value{plan.Name, plan.Project, plan.Zone, plan.Network, plan.Subnet, plan.Home, plan.Lustre, plan.Buckets, plan.Slurm, plan.Accounting, plan.Login, plan.Agent} {
+	for _, v := range []attr.Value{plan.Name, plan.Project, plan.Zone, plan.Network, plan.Subnet, plan.Home, plan.Lustre, plan.Buckets, plan.Slurm, plan.Accounting, plan.Monitoring, plan.Login, plan.Agent} {
 		if v.IsUnknown() || !fullyKnown(v) {
 			return
 		}
@@ -284,9 +284,9 @@ func (p *planner) planOutputs(ctx context.Context, replacing bool) {
 			plan.SSHCommand = types.StringValue(sshCommand(plan.Name.ValueString(), p.zone, n > 0))
 		}
 	}
-	// The cluster's own configuration hash changes only with its Slurm settings and accounting;
-	// partitions and health policies never change it.
-	if keep && known(st.ConfigHash) && st.Slurm.Equal(plan.Slurm) && st.Accounting.Equal(plan.Accounting) {
+	// The cluster's own configuration hash changes only with its Slurm settings, accounting and
+	// monitoring; partitions and health policies never change it.
+	if keep && known(st.ConfigHash) && st.Slurm.Equal(plan.Slurm) && st.Accounting.Equal(plan.Accounting) && st.Monitoring.Equal(plan.Monitoring) {
 		plan.ConfigHash = st.ConfigHash
 	} else {
 		plan.ConfigHash = types.StringUnknown()

@@ -283,6 +283,7 @@ func flattenCluster(ctx context.Context, m *model, c clusterconfig.Cluster, logi
 	m.Slurm, d = types.ObjectValueFrom(ctx, slurmAttrTypes, sl)
 	diags.Append(d...)
 	m.Accounting = flattenAccounting(ctx, c.Accounting, m.Accounting, &diags)
+	m.Monitoring = flattenMonitoring(ctx, c.Monitoring, m.Monitoring, &diags)
 
 	email := cloud.ServiceAccount
 	if email == "" {

@@ -270,6 +270,7 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				},
 			},
 			"accounting": accountingAttribute(),
+			"monitoring": monitoringAttribute(),
 			"os_login": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
 				MarkdownDescription: "Manage SSH access with OS Login (IAM) instead of metadata SSH keys. Default true; project-wide SSH keys are blocked either way.",
