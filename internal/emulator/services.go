@@ -7,6 +7,7 @@ import (
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/instances"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/lustre"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/metadata"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/monitoring"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/servicenetworking"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/storage"
 )
@@ -20,4 +21,5 @@ var services = []func(*core.Server){
 	func(s *core.Server) { filestore.Register(s, filestore.Options{}) },
 	func(s *core.Server) { lustre.Register(s, lustre.Options{}) },
 	func(s *core.Server) { storage.Register(s) },
+	func(s *core.Server) { monitoring.Register(s) },
 }
