@@ -82,7 +82,7 @@ func TestTimeSeriesWriteAndList(t *testing.T) {
 	}
 	list := func(filter string) []*monitoring.TimeSeries {
 		t.Helper()
-		res, err := e.mon.Projects.TimeSeries.List("projects/"+project).Filter(filter).
+		res, err := e.mon.Projects.TimeSeries.List("projects/" + project).Filter(filter).
 			IntervalStartTime(t0.Add(-time.Second).Format(time.RFC3339)).IntervalEndTime(time.Now().Format(time.RFC3339Nano)).Context(e.ctx).Do()
 		if err != nil {
 			t.Fatalf("list %s: %v", filter, err)
