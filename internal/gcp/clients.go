@@ -8,6 +8,8 @@ import (
 
 	compute "cloud.google.com/go/compute/apiv1"
 	filestore "cloud.google.com/go/filestore/apiv1"
+	dashboards "google.golang.org/api/monitoring/v1"
+	monitoring "google.golang.org/api/monitoring/v3"
 	"google.golang.org/api/option"
 	"google.golang.org/api/servicenetworking/v1"
 
@@ -46,6 +48,10 @@ type Clients struct {
 	Filestore         *filestore.CloudFilestoreManagerClient
 	ServiceNetworking *servicenetworking.APIService
 	Lustre            *lustre.Client
+	// Monitoring is Cloud Monitoring v3 (time series, metric descriptors, alert policies); Dashboards
+	// is the Monitoring Dashboards API v1.
+	Monitoring *monitoring.Service
+	Dashboards *dashboards.Service
 
 	poll    PollConfig
 	closers []interface{ Close() error }
@@ -174,6 +180,13 @@ func (c *Clients) build(ctx context.Context) error {
 
 	if c.ServiceNetworking, err = servicenetworking.NewService(ctx, at(c.Config.serviceNetworkingEndpoint())...); err != nil {
 		return fmt.Errorf("service networking client: %w", err)
+	}
+
+	if c.Monitoring, err = monitoring.NewService(ctx, at(c.Config.monitoringEndpoint())...); err != nil {
+		return fmt.Errorf("cloud monitoring client: %w", err)
+	}
+	if c.Dashboards, err = dashboards.NewService(ctx, at(c.Config.monitoringEndpoint())...); err != nil {
+		return fmt.Errorf("monitoring dashboards client: %w", err)
 	}
 
 	if c.Lustre, err = newClient(c, ctx, lustre.NewClient, at(c.Config.lustreEndpoint())); err != nil {

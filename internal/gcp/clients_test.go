@@ -159,18 +159,18 @@ func TestCredentialsTypeDetection(t *testing.T) {
 
 func TestEndpointDefaults(t *testing.T) {
 	var c Config
-	got := []string{c.computeEndpoint(), c.filestoreEndpoint(), c.serviceNetworkingEndpoint(), c.lustreEndpoint()}
+	got := []string{c.computeEndpoint(), c.filestoreEndpoint(), c.serviceNetworkingEndpoint(), c.lustreEndpoint(), c.monitoringEndpoint()}
 	want := []string{"https://compute.googleapis.com", "https://file.googleapis.com",
-		"https://servicenetworking.googleapis.com/", "https://lustre.googleapis.com/"}
+		"https://servicenetworking.googleapis.com/", "https://lustre.googleapis.com/", "https://monitoring.googleapis.com/"}
 	for i := range want {
 		if got[i] != want[i] {
 			t.Errorf("default endpoint %d = %s, want %s", i, got[i], want[i])
 		}
 	}
 	e := Config{EmulatorHost: "127.0.0.1:8085", Endpoints: Endpoints{Compute: "https://ignored"}}
-	got = []string{e.computeEndpoint(), e.filestoreEndpoint(), e.serviceNetworkingEndpoint(), e.lustreEndpoint()}
+	got = []string{e.computeEndpoint(), e.filestoreEndpoint(), e.serviceNetworkingEndpoint(), e.lustreEndpoint(), e.monitoringEndpoint()}
 	want = []string{"http://127.0.0.1:8085", "http://127.0.0.1:8085/filestore",
-		"http://127.0.0.1:8085/servicenetworking/", "http://127.0.0.1:8085/lustre/"}
+		"http://127.0.0.1:8085/servicenetworking/", "http://127.0.0.1:8085/lustre/", "http://127.0.0.1:8085/monitoring/"}
 	for i := range want {
 		if got[i] != want[i] {
 			t.Errorf("emulator endpoint %d = %s, want %s", i, got[i], want[i])

@@ -24,6 +24,8 @@ type Endpoints struct {
 	Filestore         string
 	Lustre            string
 	ServiceNetworking string
+	// Monitoring serves Cloud Monitoring v3 and the Dashboards API v1 (one host, "v3/..." and "v1/...").
+	Monitoring string
 }
 
 // RetryConfig bounds the transport's retries. Zero fields take defaults, which are
@@ -190,4 +192,13 @@ func bareEndpoint(override, def string, versionSuffixes ...string) string {
 		e = strings.TrimSuffix(e, s)
 	}
 	return e
+}
+
+// monitoringEndpoint is the base both discovery clients resolve "v3/..." (Cloud Monitoring) and
+// "v1/..." (dashboards) against: the emulator serves them under /monitoring/.
+func (c Config) monitoringEndpoint() string {
+	if c.emulated() {
+		return c.emulatorBase() + "/monitoring/"
+	}
+	return bareEndpoint(c.Endpoints.Monitoring, "https://monitoring.googleapis.com", "/v3", "/v1") + "/"
 }

@@ -83,6 +83,7 @@ func (p *hypercomputeProvider) Configure(ctx context.Context, req provider.Confi
 		cfg.Endpoints.Filestore = e.Filestore.ValueString()
 		cfg.Endpoints.Lustre = e.Lustre.ValueString()
 		cfg.Endpoints.ServiceNetworking = e.ServiceNetworking.ValueString()
+		cfg.Endpoints.Monitoring = e.Monitoring.ValueString()
 	}
 	labels := map[string]string{}
 	if !m.DefaultLabels.IsNull() && !m.DefaultLabels.IsUnknown() {

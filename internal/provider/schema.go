@@ -28,6 +28,7 @@ type endpointsModel struct {
 	Filestore         types.String `tfsdk:"filestore"`
 	Lustre            types.String `tfsdk:"lustre"`
 	ServiceNetworking types.String `tfsdk:"servicenetworking"`
+	Monitoring        types.String `tfsdk:"monitoring"`
 }
 
 func (p *hypercomputeProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
@@ -81,6 +82,7 @@ func (p *hypercomputeProvider) Schema(_ context.Context, _ provider.SchemaReques
 					"filestore":         schema.StringAttribute{Optional: true, Validators: url, MarkdownDescription: "Filestore endpoint, e.g. `https://file.googleapis.com/`."},
 					"lustre":            schema.StringAttribute{Optional: true, Validators: url, MarkdownDescription: "Managed Lustre endpoint, e.g. `https://lustre.googleapis.com/`."},
 					"servicenetworking": schema.StringAttribute{Optional: true, Validators: url, MarkdownDescription: "Service Networking endpoint, e.g. `https://servicenetworking.googleapis.com/`."},
+					"monitoring":        schema.StringAttribute{Optional: true, Validators: url, MarkdownDescription: "Cloud Monitoring endpoint (time series, alert policies and dashboards), e.g. `https://monitoring.googleapis.com/`."},
 				},
 			},
 			"emulator_host": schema.StringAttribute{
