@@ -71,6 +71,8 @@ type controller struct {
 	acct accountingState
 	// rollRequeued are jobs requeued off nodes being replaced, still to release (drain_requeue.go).
 	rollRequeued map[int]bool
+	// cloud: the Cloud Monitoring writer (cloudmon.go).
+	cloud cloudMonState
 }
 
 func newController(h *host) *controller {
@@ -115,6 +117,7 @@ func (c *controller) reconcile(ctx context.Context, n cc.Node, attrs map[string]
 	if err != nil {
 		return err
 	}
+	c.cloudMonitoring(ctx, &c.cloud, cluster.Monitoring, c.jobSource())
 	policies, err := cc.DecodeHealthPolicies(attrs)
 	if err != nil {
 		return err

@@ -28,7 +28,7 @@ func api(t *testing.T) (*emulatortest.Env, *monitoring.Service) {
 
 func list(t *testing.T, svc *monitoring.Service, filter string, since time.Time) []*monitoring.TimeSeries {
 	t.Helper()
-	res, err := svc.Projects.TimeSeries.List("projects/"+project).Filter(filter).
+	res, err := svc.Projects.TimeSeries.List("projects/" + project).Filter(filter).
 		IntervalStartTime(since.Format(time.RFC3339Nano)).IntervalEndTime(time.Now().Add(time.Minute).Format(time.RFC3339Nano)).Context(context.Background()).Do()
 	if err != nil {
 		t.Fatalf("list %s: %v", filter, err)
