@@ -26,7 +26,7 @@ type cloudMonState struct {
 // cloudMonitoring keeps the writer in line with m. It never blocks a pass: the writer starts in its own
 // goroutine, which reads the VM's project, zone and id from the metadata server and builds the client
 // with the VM's own credentials (the local cloud's API where HYPERCOMPUTE_EMULATOR_HOST says so).
-func (h *host) cloudMonitoring(ctx context.Context, st *cloudMonState, m *cc.Monitoring, sources ...cloudmon.Source) {
+func (h *host) cloudMonitoring(ctx context.Context, st *cloudMonState, cluster string, m *cc.Monitoring, sources ...cloudmon.Source) {
 	on := m != nil && m.CloudMonitoring
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -44,6 +44,9 @@ func (h *host) cloudMonitoring(ctx context.Context, st *cloudMonState, m *cc.Mon
 	st.cancel, st.interval = cancel, m.Interval()
 	go func() {
 		w, err := h.cloudWriter(wctx, sources)
+		if err == nil {
+			w.Labels = map[string]string{cloudmon.ClusterLabel: cluster}
+		}
 		if err != nil {
 			h.log.Warn("cloud monitoring: not writing", "error", err.Error())
 			return

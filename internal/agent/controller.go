@@ -117,7 +117,7 @@ func (c *controller) reconcile(ctx context.Context, n cc.Node, attrs map[string]
 	if err != nil {
 		return err
 	}
-	c.cloudMonitoring(ctx, &c.cloud, cluster.Monitoring, c.jobSource())
+	c.cloudMonitoring(ctx, &c.cloud, cluster.Name, cluster.Monitoring, c.jobSource())
 	policies, err := cc.DecodeHealthPolicies(attrs)
 	if err != nil {
 		return err

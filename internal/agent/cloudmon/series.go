@@ -17,6 +17,10 @@ import (
 	"time"
 )
 
+// ClusterLabel is the metric label every series of a cluster carries (its name), which the provider's
+// dashboard and alert policies select by.
+const ClusterLabel = "cluster"
+
 // Prefix is where every series the agent writes lives.
 const Prefix = "workload.googleapis.com/hypercompute/"
 

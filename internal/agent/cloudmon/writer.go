@@ -37,6 +37,9 @@ type Writer struct {
 	Sources  []Source
 	// Filter passes only these series names (KeySeries); nil passes all.
 	Filter map[string]bool
+	// Labels are added to every series (the agent's: cluster, so one project holds several clusters'
+	// series apart); a sample's own label of the same key wins.
+	Labels map[string]string
 	Log    *slog.Logger
 	// Now replaces time.Now (tests).
 	Now func() time.Time
@@ -172,7 +175,12 @@ func (w *Writer) series(samples []Sample, end time.Time) []*monitoring.TimeSerie
 		if (w.Filter != nil && !w.Filter[s.Name]) || math.IsNaN(s.Value) || math.IsInf(s.Value, 0) {
 			continue
 		}
-		labels := metricLabels(s.Labels)
+		all := maps.Clone(w.Labels)
+		if all == nil {
+			all = map[string]string{}
+		}
+		maps.Copy(all, s.Labels)
+		labels := metricLabels(all)
 		typ := MetricType(s.Name)
 		key := typ + "\x00" + fmt.Sprint(labelPairs(labels))
 		ts := &monitoring.TimeSeries{

@@ -47,6 +47,7 @@ func TestWriterSeriesReachCloudMonitoring(t *testing.T) {
 		API:      svc,
 		Instance: cloudmon.Instance{Project: project, Zone: "us-central1-a", InstanceID: "4242"},
 		Filter:   cloudmon.KeySeries,
+		Labels:   map[string]string{cloudmon.ClusterLabel: "hc"},
 		Sources: []cloudmon.Source{cloudmon.SourceFunc(func() ([]cloudmon.Sample, error) {
 			step += 5
 			return []cloudmon.Sample{
@@ -63,7 +64,7 @@ func TestWriterSeriesReachCloudMonitoring(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	steps := list(t, svc, `metric.type = "workload.googleapis.com/hypercompute/job_step" AND metric.labels.recipe_job = "tiny" AND resource.labels.instance_id = "4242"`, begin)
+	steps := list(t, svc, `metric.type = "workload.googleapis.com/hypercompute/job_step" AND metric.labels.recipe_job = "tiny" AND metric.labels.cluster = "hc" AND resource.labels.instance_id = "4242"`, begin)
 	if len(steps) != 1 || len(steps[0].Points) != 2 || *steps[0].Points[0].Value.DoubleValue != 20 || *steps[0].Points[1].Value.DoubleValue != 15 {
 		t.Fatalf("job_step series %+v: want one series with the points 20, 15 (newest first)", steps)
 	}
