@@ -86,6 +86,10 @@ func (a *applier) apply(ctx context.Context, recreateLogins bool) (applyResult, 
 			err = fmt.Errorf("%w\n\nRestoring the previous cluster configuration in the controller's metadata failed too: %v", err, rerr)
 		}
 	}
+	if err == nil {
+		// The dashboard and alert policies follow the cluster the controller runs (cloudmon.go).
+		err = a.applyCloud(ctx)
+	}
 	return res, err
 }
 
@@ -209,6 +213,9 @@ func (a *applier) destroy(ctx context.Context) error {
 	}
 	if !a.owned(ctl) {
 		return nil // not this cluster's: leave it alone
+	}
+	if err := a.destroyCloud(ctx, controllerID(ctl.GetId())); err != nil {
+		return err
 	}
 	return a.remove(ctx, ctl.GetName())
 }

@@ -34,6 +34,8 @@ type monitoringModel struct {
 	GoodputTarget        types.Float64 `tfsdk:"goodput_target"`
 	NoProgressIntervals  types.Int64   `tfsdk:"no_progress_intervals"`
 	NotificationChannels types.List    `tfsdk:"notification_channels"`
+	Dashboard            types.String  `tfsdk:"dashboard"`
+	AlertPolicies        types.List    `tfsdk:"alert_policies"`
 }
 
 var monitoringAttrTypes = map[string]attr.Type{
@@ -41,6 +43,7 @@ var monitoringAttrTypes = map[string]attr.Type{
 	"scrape_interval": types.StringType, "retention_days": types.Int64Type, "cloud_monitoring": types.BoolType,
 	"goodput_target": types.Float64Type, "no_progress_intervals": types.Int64Type,
 	"notification_channels": types.ListType{ElemType: types.StringType},
+	"dashboard": types.StringType, "alert_policies": types.ListType{ElemType: types.StringType},
 }
 
 func monitoringAttribute() schema.Attribute {
@@ -95,6 +98,18 @@ func monitoringAttribute() schema.Attribute {
 					listvalidator.ValueStringsAre(tfutil.StringCheck{Desc: "a notification channel name", Check: checkChannel}),
 				},
 			}),
+			"dashboard": schema.StringAttribute{
+				Computed: true,
+				MarkdownDescription: "The cluster's Cloud Monitoring dashboard (`projects/P/dashboards/hypercompute-<name>-<zone>`: goodput, MFU, step rate, loss, " +
+					"nodes drained by health checks, GPU utilisation), made after the controller reported ready and deleted with the cluster; null while `cloud_monitoring` is off.",
+			},
+			"alert_policies": schema.ListAttribute{
+				ElementType: types.StringType,
+				Computed:    true,
+				MarkdownDescription: "The cluster's Cloud Monitoring alert policies (`projects/P/alertPolicies/ID`), one per alert rule of the controller's Prometheus, in this order: " +
+					"HealthCheckDrainedNode, RepairFailing, RepairEscalated, JobNoProgress, CheckpointStale, GoodputBelowTarget (`goodput_target`), GPUECCErrors, GPUXIDErrors. " +
+					"Changed in place when the thresholds change, deleted with the cluster; empty while `cloud_monitoring` is off.",
+			},
 		},
 	}
 }
@@ -168,7 +183,78 @@ func flattenMonitoring(ctx context.Context, m *clusterconfig.Monitoring, prior t
 		ScrapeInterval: interval, RetentionDays: intOrNull(m.RetentionDays), CloudMonitoring: types.BoolValue(m.CloudMonitoring),
 		GoodputTarget: target, NoProgressIntervals: intOrNull(m.NoProgressIntervals),
 		NotificationChannels: stringListValue(ctx, m.NotificationChannels, diags),
+		// Filled by setCloudOutputs from what the API holds.
+		Dashboard: types.StringNull(), AlertPolicies: types.ListValueMust(types.StringType, []attr.Value{}),
 	})
+	diags.Append(d...)
+	return out
+}
+
+// setCloudOutputs sets monitoring.dashboard and monitoring.alert_policies from what the API holds
+// (o.cloud, read when the controller's config has cloud_monitoring on).
+func setCloudOutputs(ctx context.Context, m *model, o observed, diags *diag.Diagnostics) {
+	if !known(m.Monitoring) {
+		return
+	}
+	mm, ok := readObject[monitoringModel](ctx, m.Monitoring, diags)
+	if !ok {
+		return
+	}
+	mm.Dashboard, mm.AlertPolicies = types.StringNull(), types.ListValueMust(types.StringType, []attr.Value{})
+	if o.cloud != nil && (mm.CloudMonitoring.IsNull() || mm.CloudMonitoring.ValueBool()) {
+		dash, policies := o.cloud.names()
+		if dash != "" {
+			mm.Dashboard = types.StringValue(dash)
+		}
+		mm.AlertPolicies = stringListValue(ctx, policies, diags)
+	}
+	out, d := types.ObjectValueFrom(ctx, monitoringAttrTypes, mm)
+	diags.Append(d...)
+	m.Monitoring = out
+}
+
+// planCloudOutputs plans the computed monitoring attributes: the dashboard's name is derived; the
+// policies' names are the state's while it holds one per rule and cloud monitoring stays on, else
+// known after apply. Off: null and empty.
+func (p *planner) planCloudOutputs(ctx context.Context) {
+	plan := p.plan
+	if !known(plan.Monitoring) {
+		return
+	}
+	mm, ok := readObject[monitoringModel](ctx, plan.Monitoring, p.diags)
+	if !ok {
+		return
+	}
+	on := mm.CloudMonitoring.IsNull() || mm.CloudMonitoring.ValueBool()
+	mm.Dashboard, mm.AlertPolicies = types.StringNull(), types.ListValueMust(types.StringType, []attr.Value{})
+	if on {
+		mm.Dashboard, mm.AlertPolicies = types.StringUnknown(), types.ListUnknown(types.StringType)
+		if known(plan.Project) && known(plan.Zone) && known(plan.Name) {
+			mm.Dashboard = types.StringValue(monitoringDashboardName(plan.Project.ValueString(), plan.Name.ValueString(), plan.Zone.ValueString()))
+		}
+		if p.hasState && known(p.state.Monitoring) {
+			if st, ok := readObject[monitoringModel](ctx, p.state.Monitoring, p.diags); ok && known(st.AlertPolicies) && len(st.AlertPolicies.Elements()) == len(alertRules) {
+				mm.AlertPolicies = st.AlertPolicies
+			}
+		}
+	}
+	out, d := types.ObjectValueFrom(ctx, monitoringAttrTypes, mm)
+	p.diags.Append(d...)
+	plan.Monitoring = out
+}
+
+// monitoringConfig is the block without its computed attributes, for comparisons of what was
+// configured.
+func monitoringConfig(ctx context.Context, o types.Object, diags *diag.Diagnostics) types.Object {
+	if !known(o) {
+		return o
+	}
+	mm, ok := readObject[monitoringModel](ctx, o, diags)
+	if !ok {
+		return o
+	}
+	mm.Dashboard, mm.AlertPolicies = types.StringNull(), types.ListNull(types.StringType)
+	out, d := types.ObjectValueFrom(ctx, monitoringAttrTypes, mm)
 	diags.Append(d...)
 	return out
 }

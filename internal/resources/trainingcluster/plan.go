@@ -76,6 +76,7 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	p.planServiceAccount(ctx)
 	p.planAgent()
 	p.planLabels(ctx)
+	p.planCloudOutputs(ctx)
 	if p.diags.HasError() {
 		return
 	}
@@ -118,6 +119,7 @@ func (p *planner) invalid(attrPath string, format string, args ...any) {
 func (p *planner) checkWholeCluster(ctx context.Context) {
 	cp := *p.plan
 	plan := &cp
+	plan.Monitoring = monitoringConfig(ctx, plan.Monitoring, p.diags) // outputs, known after apply
 	// A Filestore instance's protocol is read at apply; any version checks the rest.
 	if h, ok := readObject[homeModel](ctx, plan.Home, p.diags); ok && h.NFSVersion.IsUnknown() {
 		h.NFSVersion = types.StringNull()
@@ -286,7 +288,7 @@ func (p *planner) planOutputs(ctx context.Context, replacing bool) {
 	}
 	// The cluster's own configuration hash changes only with its Slurm settings, accounting and
 	// monitoring; partitions and health policies never change it.
-	if keep && known(st.ConfigHash) && st.Slurm.Equal(plan.Slurm) && st.Accounting.Equal(plan.Accounting) && st.Monitoring.Equal(plan.Monitoring) {
+	if keep && known(st.ConfigHash) && st.Slurm.Equal(plan.Slurm) && st.Accounting.Equal(plan.Accounting) && monitoringConfig(ctx, st.Monitoring, p.diags).Equal(monitoringConfig(ctx, plan.Monitoring, p.diags)) {
 		plan.ConfigHash = st.ConfigHash
 	} else {
 		plan.ConfigHash = types.StringUnknown()

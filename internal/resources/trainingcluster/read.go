@@ -24,6 +24,9 @@ type observed struct {
 	report tfutil.Report
 	// cluster is the controller's cluster config; nil when it is missing or unreadable.
 	cluster *clusterconfig.Cluster
+	// cloud is the cluster's dashboard and alert policies, read while its config has
+	// cloud_monitoring on (cloudmon.go).
+	cloud *cloudObjects
 }
 
 // observe reads the controller, its report and config, and the login VMs.
@@ -51,6 +54,13 @@ func (a *applier) observe(ctx context.Context) (observed, error) {
 		if c, err := clusterconfig.DecodeCluster([]byte(v)); err == nil {
 			o.cluster = &c
 		}
+	}
+	if o.cluster != nil && o.cluster.Monitoring != nil && o.cluster.Monitoring.CloudMonitoring {
+		objs, err := a.findCloud(ctx, controllerID(ctl.GetId()))
+		if err != nil {
+			return o, err
+		}
+		o.cloud = &objs
 	}
 	return o, nil
 }
@@ -89,6 +99,7 @@ func fillOutputs(ctx context.Context, m *model, o observed, res applyResult) dia
 		m.Home, d = types.ObjectValueFrom(ctx, homeAttrTypes, home)
 		diags.Append(d...)
 	}
+	setCloudOutputs(ctx, m, o, &diags)
 	return diags
 }
 
@@ -168,6 +179,7 @@ func flatten(ctx context.Context, p *providerdata.Data, m *model, o observed) di
 	if c := o.cluster; c != nil && c.Cloud != nil {
 		cm.BootDisk, cm.Image = bootDiskValue(c.Cloud.Controller), types.StringValue(c.Cloud.Controller.Image)
 		diags.Append(flattenCluster(ctx, m, *c, len(o.logins))...)
+		setCloudOutputs(ctx, m, o, &diags)
 	} else if !m.Login.IsNull() {
 		var lm loginModel
 		diags.Append(m.Login.As(ctx, &lm, tfutil.ObjectOpts)...)
