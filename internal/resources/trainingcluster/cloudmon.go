@@ -81,6 +81,11 @@ func (a *applier) findCloud(ctx context.Context, ctlID string) (cloudObjects, er
 	return out, nil
 }
 
+func isConflict(err error) bool {
+	var ge *googleapi.Error
+	return errors.As(err, &ge) && ge.Code == 409
+}
+
 func isNotFound(err error) bool {
 	var ge *googleapi.Error
 	return errors.As(err, &ge) && ge.Code == 404 || err != nil && gcp.IsNotFound(gcp.Classify(err))
@@ -120,11 +125,13 @@ func (a *applier) applyCloud(ctx context.Context) error {
 			}
 		}
 	}
+	created := false
 	for _, r := range alertRules {
 		rule := ruleLabel(r.name)
 		w := want[rule]
 		ps := have.policies[rule]
 		if len(ps) == 0 {
+			created = true
 			if _, err := a.c.Monitoring.Projects.AlertPolicies.Create("projects/"+a.d.project, w).Context(ctx).Do(); err != nil {
 				return fmt.Errorf("creating alert policy %q: %w", w.DisplayName, err)
 			}
@@ -145,16 +152,42 @@ func (a *applier) applyCloud(ctx context.Context) error {
 			return fmt.Errorf("updating alert policy %s (%q): %w", cur.Name, w.DisplayName, err)
 		}
 	}
+	if !created {
+		return nil
+	}
+	// alertPolicies.create has no request id: a create whose answer was lost and that the transport
+	// sent again made two. Keep one per rule.
+	again, err := a.findCloud(ctx, id)
+	if err != nil {
+		return err
+	}
+	for _, ps := range again.policies {
+		for _, p := range ps[1:] {
+			if err := a.deletePolicy(ctx, p.Name); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 
 func (a *applier) applyDashboard(ctx context.Context, cur, want *dashboards.Dashboard) error {
 	if cur == nil {
 		_, err := a.c.Dashboards.Projects.Dashboards.Create("projects/"+a.d.project, want).Context(ctx).Do()
-		if err != nil {
-			return fmt.Errorf("creating dashboard %s: %w", want.Name, err)
+		if !isConflict(err) {
+			if err != nil {
+				return fmt.Errorf("creating dashboard %s: %w", want.Name, err)
+			}
+			return nil
 		}
-		return nil
+		// A create sent again after its answer was lost: the dashboard is there, and ours if it
+		// carries this controller's id.
+		if cur, err = a.c.Dashboards.Projects.Dashboards.Get(want.Name).Context(ctx).Do(); err != nil {
+			return fmt.Errorf("reading dashboard %s: %w", want.Name, err)
+		}
+		if cur.Labels[labelMonController] != want.Labels[labelMonController] {
+			return fmt.Errorf("monitoring: dashboard %s was created meanwhile by another cluster (its %s label is %q); it is left alone", want.Name, labelMonController, cur.Labels[labelMonController])
+		}
 	}
 	if sameJSON(dashboardContent(cur), dashboardContent(want)) {
 		return nil
