@@ -12,6 +12,7 @@ import (
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/compute"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/core"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/monitoring"
 )
 
 // The admin API (documented in the README) lives under /emulator/v1. Its calls are neither counted nor subject to
@@ -214,7 +215,11 @@ func (inv Inventory) Names(kind string) []string {
 
 // internalKind marks bookkeeping kinds the inventory leaves out unless asked for everything.
 func internalKind(kind string) bool {
-	return kind == core.KindComputeOperations || kind == core.KindLROs || strings.HasPrefix(kind, "emulator.")
+	return kind == core.KindComputeOperations || kind == core.KindLROs || strings.HasPrefix(kind, "emulator.") ||
+		// Series the agents wrote and the descriptors they auto-created are monitoring data, which
+		// Cloud Monitoring keeps after the VMs are gone and no resource owns (GET
+		// /emulator/v1/monitoring/timeSeries lists them).
+		kind == monitoring.KindTimeSeries || kind == monitoring.KindDescriptors
 }
 
 // Inventory lists the held resources; all includes operations and the quota ledger.

@@ -21,7 +21,9 @@ const (
 
 func ownership(t *testing.T, env *acctest.Env) acctest.Ownership {
 	id := "projects/" + acctest.Project + "/zones/" + acctest.Zone + "/clusters/" + ownedCluster
-	body := unprotected + "  labels = { team = \"ml\" }\n"
+	// With Cloud Monitoring on, the refused state must not touch the first's dashboard and policies
+	// either (the snapshot covers them), and a finished unfinished create keeps one policy per rule.
+	body := unprotected + "  labels = { team = \"ml\" }\n  monitoring = {}\n"
 	return acctest.Ownership{
 		Factories: factories, Addr: addr, Kind: instances.KindInstances, Count: 2,
 		Name:     ownedCluster + " (controller VM " + clusterconfig.ControllerName(ownedCluster) + ")",
@@ -63,7 +65,7 @@ import {
 			}
 			settle(t, env)
 		},
-		NothingLeft: resource.ComposeAggregateTestCheckFunc(checkVMs(env), env.CheckStorageNothingLeft),
+		NothingLeft: resource.ComposeAggregateTestCheckFunc(checkVMs(env), env.CheckStorageNothingLeft, noCloudMonitoring(env)),
 	}
 }
 
