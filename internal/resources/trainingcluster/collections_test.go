@@ -24,6 +24,7 @@ func TestAccTrainingCluster_collectionsRoundTrip(t *testing.T) {
 			// Set objects, so their collections are injected.
 			"slurm":           map[string]any{"suspend_time": 600},
 			"accounting":      map[string]any{"fair_share": true},
+			"monitoring":      map[string]any{"goodput_target": 0.9},
 			"service_account": map[string]any{"email": "default"},
 		},
 		Unprotect: map[string]any{"deletion_protection": false},

@@ -254,6 +254,11 @@ func monitoringConfig(ctx context.Context, o types.Object, diags *diag.Diagnosti
 		return o
 	}
 	mm.Dashboard, mm.AlertPolicies = types.StringNull(), types.ListNull(types.StringType)
+	if known(mm.GoodputTarget) {
+		// A configuration's 0.9 is a decimal of arbitrary precision, the state's a float64: compare
+		// the float64s the cluster runs with.
+		mm.GoodputTarget = types.Float64Value(mm.GoodputTarget.ValueFloat64())
+	}
 	out, d := types.ObjectValueFrom(ctx, monitoringAttrTypes, mm)
 	diags.Append(d...)
 	return out
