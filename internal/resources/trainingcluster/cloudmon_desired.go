@@ -127,7 +127,9 @@ func ruleLabel(rule string) string {
 
 // monitoringDashboardID is the dashboard's id: the cluster and its zone, so clusters of one name in
 // several zones of a project keep theirs apart.
-func monitoringDashboardID(cluster, zone string) string { return "hypercompute-" + cluster + "-" + zone }
+func monitoringDashboardID(cluster, zone string) string {
+	return "hypercompute-" + cluster + "-" + zone
+}
 
 func monitoringDashboardName(project, cluster, zone string) string {
 	return "projects/" + project + "/dashboards/" + monitoringDashboardID(cluster, zone)

@@ -153,7 +153,7 @@ func TestAccTrainingCluster_cloudMonitoring(t *testing.T) {
 				Check:  checkCloudMonitoring(env, "hcw", 0.9, 120),
 			},
 			{
-				Config: cfg("  monitoring = {\n    goodput_target = 0.9\n    no_progress_intervals = 4\n  }\n"),
+				Config:           cfg("  monitoring = {\n    goodput_target = 0.9\n    no_progress_intervals = 4\n  }\n"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			},
 			{

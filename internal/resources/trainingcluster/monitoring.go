@@ -43,7 +43,7 @@ var monitoringAttrTypes = map[string]attr.Type{
 	"scrape_interval": types.StringType, "retention_days": types.Int64Type, "cloud_monitoring": types.BoolType,
 	"goodput_target": types.Float64Type, "no_progress_intervals": types.Int64Type,
 	"notification_channels": types.ListType{ElemType: types.StringType},
-	"dashboard": types.StringType, "alert_policies": types.ListType{ElemType: types.StringType},
+	"dashboard":             types.StringType, "alert_policies": types.ListType{ElemType: types.StringType},
 }
 
 func monitoringAttribute() schema.Attribute {
