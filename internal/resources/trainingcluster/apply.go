@@ -88,7 +88,7 @@ func (a *applier) apply(ctx context.Context, recreateLogins bool) (applyResult, 
 	}
 	if err == nil {
 		// The dashboard and alert policies follow the cluster the controller runs (cloudmon.go).
-		err = a.applyCloud(ctx)
+		err = a.applyCloud(ctx, cloudMonitoringOn(previous))
 	}
 	return res, err
 }

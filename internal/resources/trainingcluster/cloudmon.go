@@ -12,6 +12,7 @@ import (
 	dashboards "google.golang.org/api/monitoring/v1"
 	monitoring "google.golang.org/api/monitoring/v3"
 
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
 )
 
@@ -91,8 +92,23 @@ func isNotFound(err error) bool {
 	return errors.As(err, &ge) && ge.Code == 404 || err != nil && gcp.IsNotFound(gcp.Classify(err))
 }
 
-// applyCloud converges the dashboard and policies to the plan.
-func (a *applier) applyCloud(ctx context.Context) error {
+// cloudMonitoringOn says whether a cluster config (the controller's metadata value) had
+// cloud_monitoring on; unreadable counts as on, so its objects are looked for.
+func cloudMonitoringOn(config string) bool {
+	if config == "" {
+		return false
+	}
+	c, err := clusterconfig.DecodeCluster([]byte(config))
+	return err != nil || c.Monitoring != nil && c.Monitoring.CloudMonitoring
+}
+
+// applyCloud converges the dashboard and policies to the plan. With cloud_monitoring off now and
+// before (wasOn: the controller's previous config), there is nothing to look for.
+func (a *applier) applyCloud(ctx context.Context, wasOn bool) error {
+	on := a.d.monitoring != nil && a.d.monitoring.CloudMonitoring
+	if !on && !wasOn {
+		return nil
+	}
 	ctl, err := a.findVM(ctx, a.d.controllerName())
 	if err != nil {
 		return fmt.Errorf("reading VM %s: %w", a.d.controllerName(), err)
@@ -102,7 +118,6 @@ func (a *applier) applyCloud(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	on := a.d.monitoring != nil && a.d.monitoring.CloudMonitoring
 	if !on {
 		return a.deleteCloud(ctx, have)
 	}
