@@ -93,6 +93,22 @@ func validatePolicy(p *monitoring.AlertPolicy) *core.APIError {
 	return nil
 }
 
+// minAlignmentSeconds is the shortest alignment period an alerting condition takes.
+const minAlignmentSeconds = 60
+
+func alignment(f string, a *monitoring.Aggregation) *core.APIError {
+	if a == nil || a.AlignmentPeriod == "" {
+		return nil
+	}
+	if !durationRE.MatchString(a.AlignmentPeriod) {
+		return badRequest("Invalid value at '%s.alignment_period' (type.googleapis.com/google.protobuf.Duration), Illegal duration format; duration must end with 's': \"%s\"", f, a.AlignmentPeriod)
+	}
+	if secs, _ := strconv.ParseFloat(strings.TrimSuffix(a.AlignmentPeriod, "s"), 64); secs < minAlignmentSeconds {
+		return badRequest("Field %s.alignment_period had an invalid value of \"%s\": The alignment period must be at least %d seconds.", f, a.AlignmentPeriod, minAlignmentSeconds)
+	}
+	return nil
+}
+
 func validateCondition(f string, c *monitoring.Condition) *core.APIError {
 	if c == nil {
 		return badRequest("Field %s had an invalid value: the condition is empty.", f)
@@ -127,6 +143,11 @@ func validateCondition(f string, c *monitoring.Condition) *core.APIError {
 		}
 		if _, err := parseFilter(t.Filter); err != nil {
 			return badRequest("Field %s.condition_threshold.filter had an invalid value of \"%s\": %v", f, t.Filter, err)
+		}
+		for j, a := range t.Aggregations {
+			if err := alignment(fmt.Sprintf("%s.condition_threshold.aggregations[%d]", f, j), a); err != nil {
+				return err
+			}
 		}
 		if !comparisons[t.Comparison] {
 			return badRequest("Field %s.condition_threshold.comparison had an invalid value of \"%s\".", f, t.Comparison)

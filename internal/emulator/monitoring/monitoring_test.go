@@ -197,6 +197,8 @@ func TestAlertPolicies(t *testing.T) {
 		{"two conditions without combiner", &monitoring.AlertPolicy{DisplayName: "x", Conditions: []*monitoring.Condition{threshold("a", "custom.googleapis.com/a", 1), threshold("b", "custom.googleapis.com/b", 1)}}, "A combiner"},
 		{"bad comparison", &monitoring.AlertPolicy{DisplayName: "x", Conditions: []*monitoring.Condition{{DisplayName: "c", ConditionThreshold: &monitoring.MetricThreshold{Filter: `metric.type = "custom.googleapis.com/a"`, Comparison: "LESS", Duration: "60s"}}}}, "comparison had an invalid value"},
 		{"bad duration", &monitoring.AlertPolicy{DisplayName: "x", Conditions: []*monitoring.Condition{{DisplayName: "c", ConditionAbsent: &monitoring.MetricAbsence{Filter: `metric.type = "custom.googleapis.com/a"`, Duration: "5m"}}}}, "Illegal duration format"},
+		{"short alignment", &monitoring.AlertPolicy{DisplayName: "x", Conditions: []*monitoring.Condition{{DisplayName: "c", ConditionThreshold: &monitoring.MetricThreshold{Filter: `metric.type = "custom.googleapis.com/a"`, Comparison: "COMPARISON_GT", Duration: "0s",
+			Aggregations: []*monitoring.Aggregation{{AlignmentPeriod: "30s", PerSeriesAligner: "ALIGN_MAX"}}}}}}, "The alignment period must be at least 60 seconds"},
 		{"uppercase label", &monitoring.AlertPolicy{DisplayName: "x", UserLabels: map[string]string{"Team": "a"}, Conditions: []*monitoring.Condition{threshold("a", "custom.googleapis.com/a", 1)}}, "label key 'Team'"},
 	}
 	for _, tc := range bad {

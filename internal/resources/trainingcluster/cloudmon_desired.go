@@ -50,11 +50,19 @@ func (c *monCtx) filter(series string, extra ...string) string {
 
 func secs(n int) string { return fmt.Sprintf("%ds", n) }
 
+// The shortest alignment period of a threshold condition and evaluation interval of a PromQL one
+// Cloud Monitoring takes; a shorter scrape interval is rounded up to them.
+const (
+	minAlignment  = 60
+	minEvaluation = 30
+)
+
 // threshold fires when the series, aligned over period with aligner, compares to v for duration.
 func (c *monCtx) threshold(display, series, aligner string, period int, cmp string, v float64, duration int, extra ...string) *monitoring.Condition {
 	t := &monitoring.MetricThreshold{
 		Filter: c.filter(series, extra...), Comparison: cmp, ThresholdValue: v, Duration: secs(duration),
-		Aggregations: []*monitoring.Aggregation{{AlignmentPeriod: secs(period), PerSeriesAligner: aligner}},
+		// Alerting aligns over a minute at least.
+		Aggregations: []*monitoring.Aggregation{{AlignmentPeriod: secs(max(minAlignment, period)), PerSeriesAligner: aligner}},
 		Trigger:      &monitoring.Trigger{Count: 1},
 	}
 	if v == 0 {
@@ -66,7 +74,7 @@ func (c *monCtx) threshold(display, series, aligner string, period int, cmp stri
 // promql is a PromQL condition over the series as Cloud Monitoring's PromQL names them.
 func (c *monCtx) promql(display, query string, duration int) *monitoring.Condition {
 	return &monitoring.Condition{DisplayName: display, ConditionPrometheusQueryLanguage: &monitoring.PrometheusQueryLanguageCondition{
-		Query: query, Duration: secs(duration), EvaluationInterval: secs(c.interval),
+		Query: query, Duration: secs(duration), EvaluationInterval: secs(max(minEvaluation, c.interval)),
 	}}
 }
 
