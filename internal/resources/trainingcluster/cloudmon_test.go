@@ -84,7 +84,8 @@ func noCloudMonitoring(env *acctest.Env) resource.TestCheckFunc {
 // A cluster with monitoring = {} keeps a dashboard and one alert policy per rule in Cloud Monitoring —
 // made once even when creates' answers are lost —, changes the goodput policy in place when
 // goodput_target changes (same names), puts back a policy deleted outside Terraform, deletes them when
-// cloud_monitoring is turned off, and leaves nothing on destroy.
+// cloud_monitoring is turned off, refuses a dashboard of its id that another cluster holds, and leaves
+// nothing on destroy.
 func TestAccTrainingCluster_cloudMonitoring(t *testing.T) {
 	env := acctest.New(t)
 	acctest.StartFakeAgent(t, env.Env)
@@ -155,6 +156,36 @@ func TestAccTrainingCluster_cloudMonitoring(t *testing.T) {
 			{
 				Config:           cfg("  monitoring = {\n    goodput_target = 0.9\n    no_progress_intervals = 4\n  }\n"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+			{
+				// The dashboard's id taken by another cluster's (another controller's id): refused, and
+				// left as it is.
+				PreConfig: func() {
+					name := "projects/" + acctest.Project + "/dashboards/hypercompute-hcw-" + acctest.Zone
+					var d dashboards.Dashboard
+					if _, err := env.Server.Store.Get(emon.KindDashboards, name, &d); err != nil {
+						t.Fatal(err)
+					}
+					d.Labels["hypercompute-controller"] = "12345"
+					d.DisplayName = "another cluster's"
+					if err := env.Server.Store.Put(emon.KindDashboards, name, &d); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:      cfg("  monitoring = {\n    goodput_target = 0.9\n    no_progress_intervals = 4\n  }\n"),
+				ExpectError: acctest.ErrorMatching(`dashboard projects/.*/dashboards/hypercompute-hcw-.* exists and belongs to another\s+cluster`),
+			},
+			{
+				PreConfig: func() {
+					var d dashboards.Dashboard
+					name := "projects/" + acctest.Project + "/dashboards/hypercompute-hcw-" + acctest.Zone
+					if _, err := env.Server.Store.Get(emon.KindDashboards, name, &d); err != nil || d.DisplayName != "another cluster's" || d.Labels["hypercompute-controller"] != "12345" {
+						t.Fatalf("the other cluster's dashboard was changed: %+v %v", d, err)
+					}
+					env.Server.Store.Delete(emon.KindDashboards, name)
+				},
+				Config: cfg("  monitoring = {\n    goodput_target = 0.9\n    no_progress_intervals = 4\n  }\n"),
+				Check:  checkCloudMonitoring(env, "hcw", 0.9, 120),
 			},
 			{
 				Config: cfg("  monitoring = { cloud_monitoring = false }\n"),
