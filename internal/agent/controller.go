@@ -71,6 +71,10 @@ type controller struct {
 	acct accountingState
 	// rollRequeued are jobs requeued off nodes being replaced, still to release (drain_requeue.go).
 	rollRequeued map[int]bool
+	// calendarActive: a calendar partition waits for or holds its capacity (calendar.go);
+	// calendarSignalled are the jobs told their calendar capacity ends.
+	calendarActive    bool
+	calendarSignalled map[int]bool
 }
 
 func newController(h *host) *controller {
@@ -212,6 +216,10 @@ func (c *controller) reconcile(ctx context.Context, n cc.Node, attrs map[string]
 	if c.drainPending, err = c.drains(ctx, l, parts, nodes); err != nil {
 		return err
 	}
+	if c.calendarActive, err = c.calendars(ctx, cluster, parts, nodes); err != nil {
+		// The next pass tries again; slurmctld serves meanwhile.
+		c.log.Warn("calendar partitions", "error", err.Error())
+	}
 	if c.sched == nil {
 		c.sched = newSlurmJobs(l)
 	}
@@ -303,6 +311,9 @@ func (c *controller) nextCheck() time.Duration {
 	}
 	if c.acct.applied != "" {
 		next = min(next, goodputEvery)
+	}
+	if c.calendarActive {
+		next = min(next, calendarWatch)
 	}
 	return next
 }

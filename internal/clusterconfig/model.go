@@ -165,6 +165,8 @@ type Partition struct {
 	// Drain asks the controller's agent to drain nodes the provider is
 	// about to delete (a scale-down); see Drain.
 	Drain *Drain `json:"drain,omitempty"`
+	// Calendar: the partition's capacity is a calendar-mode future reservation (calendar.go).
+	Calendar *Calendar `json:"calendar,omitempty"`
 }
 
 // Node is the hypercompute-node metadata value every VM gets: enough for

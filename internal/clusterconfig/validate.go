@@ -295,6 +295,9 @@ func ValidatePartition(cluster string, p Partition) error {
 			return fmt.Errorf("partition %q: max_time %w", p.Name, err)
 		}
 	}
+	if err := ValidateCalendar(p.Calendar); err != nil {
+		return fmt.Errorf("partition %q: %w", p.Name, err)
+	}
 	if err := validateSeconds(fmt.Sprintf("partition %q resume_timeout", p.Name), p.ResumeTimeout); err != nil {
 		return err
 	}

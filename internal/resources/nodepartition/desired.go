@@ -28,6 +28,10 @@ type desired struct {
 
 	model       string
 	reservation string
+	// futureRes names the calendar partition's future reservation; calendar is its window as the
+	// apply read it (calendar.go).
+	futureRes   string
+	calendar    *cc.Calendar
 	maxRun      time.Duration
 	termination string
 
@@ -81,7 +85,7 @@ func (d *desired) partition(template string) cc.Partition {
 		Default: d.slurm.isDefault, Exclusive: d.slurm.exclusive, MaxTime: d.slurm.maxTime,
 		ResumeTimeout: d.slurm.resumeTimeout, SuspendTime: d.slurm.suspendTime, ResumeRetryAfter: d.slurm.retryAfter,
 		Features: d.slurm.features, Extra: d.slurm.extra,
-		Project: d.project, Zone: d.zone, InstanceTemplate: template,
+		Project: d.project, Zone: d.zone, InstanceTemplate: template, Calendar: d.calendar,
 	}
 }
 
@@ -96,7 +100,7 @@ func (d *desired) values() values {
 	return values{
 		clusterName: &d.cluster.Name, clusterZone: &d.cluster.Zone, name: &d.name, machineType: &d.machine.Name,
 		zone: &d.zone, static: &static, dynamic: &dynamic, model: &d.model, reservation: &d.reservation,
-		maxRun: &maxRun, termination: &d.termination, compact: &d.compact, image: &d.image,
+		futureRes: &d.futureRes, maxRun: &maxRun, termination: &d.termination, compact: &d.compact, image: &d.image,
 		localSSDs: &ssd, labels: d.labels,
 	}
 }
@@ -136,6 +140,7 @@ func toDesired(ctx context.Context, m *model) (*desired, diag.Diagnostics) {
 		d.model = modelStandard
 	}
 	d.reservation = prov.Reservation.ValueString()
+	d.futureRes = prov.FutureReservation.ValueString()
 	d.termination = prov.TerminationAction.ValueString()
 	if d.model == modelFlexStart {
 		d.maxRun = maxRunDuration

@@ -49,6 +49,7 @@ type model struct {
 type provisioningModel struct {
 	Model             types.String `tfsdk:"model"`
 	Reservation       types.String `tfsdk:"reservation"`
+	FutureReservation types.String `tfsdk:"future_reservation"`
 	MaxRunDuration    types.String `tfsdk:"max_run_duration"`
 	TerminationAction types.String `tfsdk:"termination_action"`
 }
@@ -75,7 +76,7 @@ type slurmModel struct {
 
 var (
 	provisioningAttrTypes = map[string]attr.Type{
-		"model": types.StringType, "reservation": types.StringType,
+		"model": types.StringType, "reservation": types.StringType, "future_reservation": types.StringType,
 		"max_run_duration": types.StringType, "termination_action": types.StringType,
 	}
 	placementAttrTypes = map[string]attr.Type{"compact": types.BoolType}

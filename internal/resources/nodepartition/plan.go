@@ -92,6 +92,7 @@ func (r *partitionResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	}
 	// A partition its subnets cannot hold is refused on that alone: no reservation or quota read.
 	if !r.planSubnets(ctx, &plan, &state, hasState, ref, diags) {
+		r.planCalendar(ctx, &plan, prov, ref, diags)
 		r.planPreflight(ctx, &plan, &state, hasState, len(resp.RequiresReplace) > 0, prov, ref, diags)
 	}
 	diags.Append(resp.Plan.Set(ctx, &plan)...)
@@ -100,9 +101,9 @@ func (r *partitionResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 // planProvisioning fills the provisioning block's defaults from the configuration: model
 // standard, Spot's DELETE, flex-start's 7 days. It returns the block as filled.
 func planProvisioning(ctx context.Context, plan, config *model, diags *diag.Diagnostics) provisioningModel {
-	prov := provisioningModel{Model: types.StringNull(), Reservation: types.StringNull(), MaxRunDuration: types.StringNull(), TerminationAction: types.StringNull()}
+	prov := provisioningModel{Model: types.StringNull(), Reservation: types.StringNull(), FutureReservation: types.StringNull(), MaxRunDuration: types.StringNull(), TerminationAction: types.StringNull()}
 	if config.Provisioning.IsUnknown() {
-		return provisioningModel{Model: types.StringUnknown(), Reservation: types.StringUnknown(), MaxRunDuration: types.StringUnknown(), TerminationAction: types.StringUnknown()}
+		return provisioningModel{Model: types.StringUnknown(), Reservation: types.StringUnknown(), FutureReservation: types.StringUnknown(), MaxRunDuration: types.StringUnknown(), TerminationAction: types.StringUnknown()}
 	}
 	if !config.Provisioning.IsNull() {
 		diags.Append(config.Provisioning.As(ctx, &prov, tfutil.ObjectOpts)...)
@@ -175,7 +176,7 @@ func planValues(ctx context.Context, plan *model, prov provisioningModel, ref *c
 	v := values{
 		name: strPtr(plan.Name), machineType: strPtr(plan.MachineType), zone: strPtr(plan.Zone),
 		static: intPtr(plan.StaticNodeCount), dynamic: intPtr(plan.MaxDynamicNodeCount),
-		model: strPtr(prov.Model), reservation: strPtr(prov.Reservation), maxRun: strPtr(prov.MaxRunDuration),
+		model: strPtr(prov.Model), reservation: strPtr(prov.Reservation), futureRes: strPtr(prov.FutureReservation), maxRun: strPtr(prov.MaxRunDuration),
 		termination: strPtr(prov.TerminationAction), image: strPtr(plan.Image), localSSDs: intPtr(plan.LocalSSDCount),
 	}
 	if plan.Zone.IsNull() {

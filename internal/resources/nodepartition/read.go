@@ -118,8 +118,12 @@ func flatten(ctx context.Context, p *providerdata.Data, ref cc.ClusterID, o *obs
 		m.MaxDynamicNodeCount = types.Int64Value(int64(o.part.MaxDynamicNodes))
 		m.Slurm = flattenSlurm(ctx, o.part, m.Slurm, &diags)
 	}
-	// Static nodes that lost their VM show as missing, so the plan puts them back.
+	// Static nodes that lost their VM show as missing, so the plan puts them back — except in a
+	// calendar partition, whose nodes the controller creates and deletes with its reservation.
 	m.StaticNodeCount = types.Int64Value(int64(o.inv.countBelow(staticTarget)))
+	if o.part != nil && o.part.Calendar != nil {
+		m.StaticNodeCount = types.Int64Value(int64(staticTarget))
+	}
 	if m.MaxDynamicNodeCount.IsNull() || m.MaxDynamicNodeCount.IsUnknown() {
 		m.MaxDynamicNodeCount = types.Int64Value(0)
 	}
@@ -146,6 +150,9 @@ func flatten(ctx context.Context, p *providerdata.Data, ref cc.ClusterID, o *obs
 	if o.tmpl != nil && o.part != nil && !o.outdated {
 		m.InstanceTemplate = types.StringValue(o.part.InstanceTemplate)
 		diags.Append(flattenTemplate(ctx, p, o.tmpl.GetProperties(), m)...)
+	}
+	if o.part != nil && o.part.Calendar != nil {
+		diags.Append(flattenCalendar(ctx, *o.part.Calendar, m)...)
 	}
 	if m.PlacementPolicy.IsNull() || m.PlacementPolicy.IsUnknown() {
 		m.PlacementPolicy = types.StringValue("")
@@ -202,7 +209,7 @@ func flattenTemplate(ctx context.Context, p *providerdata.Data, props *computepb
 		diags.Append(m.Provisioning.As(ctx, &prior, tfutil.ObjectOpts)...)
 	}
 	sc := props.GetScheduling()
-	prov := provisioningModel{Model: types.StringValue(modelStandard), Reservation: types.StringNull(),
+	prov := provisioningModel{Model: types.StringValue(modelStandard), Reservation: types.StringNull(), FutureReservation: types.StringNull(),
 		MaxRunDuration: types.StringNull(), TerminationAction: types.StringNull()}
 	ra := props.GetReservationAffinity()
 	switch {

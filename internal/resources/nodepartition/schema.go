@@ -83,14 +83,22 @@ func (r *partitionResource) Schema(ctx context.Context, _ resource.SchemaRequest
 				Attributes: map[string]schema.Attribute{
 					"model": schema.StringAttribute{
 						Optional: true, Computed: true,
-						MarkdownDescription: "`standard` (on-demand), `spot`, `flex_start` (Dynamic Workload Scheduler: waits for capacity, runs at most `max_run_duration`) or `reservation` (consumes `reservation`; required for `a4x-highgpu-4g`).",
-						Validators:          []validator.String{stringvalidator.OneOf(provisioningModels...)},
+						MarkdownDescription: "`standard` (on-demand), `spot`, `flex_start` (Dynamic Workload Scheduler: waits for capacity, runs at most `max_run_duration`), `reservation` (consumes `reservation`; required for `a4x-highgpu-4g`) " +
+							"or `calendar` (capacity of the calendar-mode `future_reservation`: the cluster's controller creates the nodes when Compute delivers it and removes them at its end).",
+						Validators: []validator.String{stringvalidator.OneOf(provisioningModels...)},
 					},
 					"reservation": schema.StringAttribute{
 						Optional: true,
 						MarkdownDescription: "Reservation to consume with `model = \"reservation\"`: `NAME`, `projects/{project}/reservations/NAME` " +
 							"for one shared from another project, optionally followed by `/reservationBlocks/{block}[/reservationSubBlocks/{sub-block}]`.",
 						Validators: []validator.String{tfutil.StringCheck{Desc: "a reservation name", Check: func(s string) error { _, err := parseReservation(s, "p"); return err }}},
+					},
+					"future_reservation": schema.StringAttribute{
+						Optional: true,
+						MarkdownDescription: "With `model = \"calendar\"`: the future reservation (calendar mode, `gcloud compute future-reservations create --reservation-mode=CALENDAR`) in the partition's project and zone, by name. " +
+							"The plan says when its capacity arrives and ends. Until it is delivered the partition's nodes are drained (jobs wait); at delivery the controller creates the static nodes on the delivered reservation " +
+							"(dynamic ones on demand); 30 minutes before the end the nodes are drained and their jobs get `SIGUSR1` to checkpoint; at the end Compute stops the VMs and the controller deletes them.",
+						Validators: []validator.String{tfutil.StringCheck{Desc: "a future reservation name", Check: checkFutureReservationName}},
 					},
 					"max_run_duration": schema.StringAttribute{
 						Optional: true, Computed: true,
