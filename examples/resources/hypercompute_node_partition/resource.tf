@@ -70,3 +70,25 @@ resource "hypercompute_node_partition" "eval" {
     resume_retry_after = 120
   }
 }
+
+# Two weeks of A3 Mega capacity bought in calendar mode (a future reservation, e.g.
+# `gcloud compute future-reservations create a3mega-q1 --reservation-mode=CALENDAR ...`). The plan says
+# when the capacity arrives; until then the nodes are drained and jobs wait. When Compute delivers it,
+# the cluster's controller creates the 8 nodes on the delivered reservation; 30 minutes before the end
+# their jobs get SIGUSR1 to checkpoint, and at the end the nodes are removed.
+resource "hypercompute_node_partition" "a3mega_calendar" {
+  cluster           = hypercompute_training_cluster.prod.id
+  name              = "a3megacal"
+  machine_type      = "a3-megagpu-8g"
+  static_node_count = 8
+
+  provisioning = {
+    model              = "calendar"
+    future_reservation = "a3mega-q1"
+  }
+
+  slurm = {
+    exclusive = true
+    max_time  = "2-00:00:00"
+  }
+}
