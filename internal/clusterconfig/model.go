@@ -65,6 +65,11 @@ type SlurmSettings struct {
 	// them under Layout.PrologDir/EpilogDir and slurm.conf points there.
 	Prolog string `json:"prolog,omitempty"`
 	Epilog string `json:"epilog,omitempty"`
+	// PrologScripts and EpilogScripts are ordered lists of script contents, run one after the
+	// other by a runner in Layout.PrologDir/EpilogDir (scripts.go); the first to fail fails the
+	// prolog. Not together with Prolog/Epilog.
+	PrologScripts []string `json:"prolog_scripts,omitempty"`
+	EpilogScripts []string `json:"epilog_scripts,omitempty"`
 	// Extra holds further slurm.conf settings, checked by
 	// ValidateExtraSlurmSettings.
 	Extra map[string]string `json:"extra,omitempty"`

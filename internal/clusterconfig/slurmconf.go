@@ -143,10 +143,10 @@ func RenderSlurmConf(c Cluster, parts []Partition) ([]byte, error) {
 	w.kv("SchedulerParameters", merged("SchedulerParameters", mergeList(defaultSchedulerParameters, c.Slurm.SchedulerParameters...)))
 	w.kv("LaunchParameters", merged("LaunchParameters", defaultLaunchParameters))
 	w.kv("PrologFlags", merged("PrologFlags", defaultPrologFlags))
-	if c.Slurm.Prolog != "" || c.Health != nil && c.Health.Prolog {
+	if c.Slurm.Prolog != "" || len(c.Slurm.PrologScripts) > 0 || c.Health != nil && c.Health.Prolog {
 		w.kv("Prolog", path.Join(l.PrologDir, "*"))
 	}
-	if c.Slurm.Epilog != "" || c.Health != nil && c.Health.Epilog {
+	if c.Slurm.Epilog != "" || len(c.Slurm.EpilogScripts) > 0 || c.Health != nil && c.Health.Epilog {
 		w.kv("Epilog", path.Join(l.EpilogDir, "*"))
 	}
 	if h := c.Health; h != nil {

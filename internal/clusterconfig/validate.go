@@ -128,6 +128,9 @@ func validateSlurmSettings(s SlurmSettings) error {
 			return fmt.Errorf("the %s script must start with an interpreter line such as #!/bin/bash (slurmd executes it directly)", sc.name)
 		}
 	}
+	if err := validateScriptLists(s); err != nil {
+		return err
+	}
 	if err := ValidateExtraSlurmSettings(s.Extra); err != nil {
 		return err
 	}

@@ -211,6 +211,8 @@ func toDesired(ctx context.Context, m *model) (*desired, diag.Diagnostics) {
 			SchedulerParameters: stringList(ctx, sl.SchedulerParameters, &diags),
 			Prolog:              sl.Prolog.ValueString(),
 			Epilog:              sl.Epilog.ValueString(),
+			PrologScripts:       stringList(ctx, sl.PrologScripts, &diags),
+			EpilogScripts:       stringList(ctx, sl.EpilogScripts, &diags),
 			Extra:               stringMap(ctx, sl.Extra, &diags),
 			SuspendTime:         int(sl.SuspendTime.ValueInt64()),
 			ResumeTimeout:       int(sl.ResumeTimeout.ValueInt64()),

@@ -276,6 +276,8 @@ func flattenCluster(ctx context.Context, m *model, c clusterconfig.Cluster, logi
 		SchedulerParameters: stringListValue(ctx, c.Slurm.SchedulerParameters, &diags),
 		Prolog:              stringOrNull(c.Slurm.Prolog),
 		Epilog:              stringOrNull(c.Slurm.Epilog),
+		PrologScripts:       stringListValue(ctx, c.Slurm.PrologScripts, &diags),
+		EpilogScripts:       stringListValue(ctx, c.Slurm.EpilogScripts, &diags),
 		Extra:               stringMapValue(ctx, c.Slurm.Extra, &diags),
 		SuspendTime:         intOrNull(c.Slurm.SuspendTime),
 		ResumeTimeout:       intOrNull(c.Slurm.ResumeTimeout),
