@@ -33,6 +33,8 @@ type Cluster struct {
 	Health *HealthCheck  `json:"health_check,omitempty"`
 	// Accounting is slurmdbd and its database (accounting.go); nil keeps no records.
 	Accounting *Accounting `json:"accounting,omitempty"`
+	// LoginStartupScript runs on each login VM (Node.StartupScript).
+	LoginStartupScript string `json:"login_startup_script,omitempty"`
 	// Monitoring is metrics, Prometheus and Cloud Monitoring (monitoring.go); nil: none.
 	Monitoring *Monitoring `json:"monitoring,omitempty"`
 	Layout     Layout      `json:"layout,omitzero"`
@@ -172,6 +174,8 @@ type Partition struct {
 	Drain *Drain `json:"drain,omitempty"`
 	// Calendar: the partition's capacity is a calendar-mode future reservation (calendar.go).
 	Calendar *Calendar `json:"calendar,omitempty"`
+	// StartupScript runs on each of the partition's nodes (Node.StartupScript).
+	StartupScript string `json:"startup_script,omitempty"`
 }
 
 // Node is the hypercompute-node metadata value every VM gets: enough for
@@ -204,6 +208,10 @@ type Node struct {
 	// system that does not mount before it reports the failure; 0 means
 	// DefaultMountTimeout.
 	MountTimeout int `json:"mount_timeout,omitempty"`
+	// StartupScript is the user's script this node runs once per boot after its own
+	// bootstrap and before it joins Slurm (startup_script.go); from its partition or the
+	// cluster's login settings.
+	StartupScript string `json:"startup_script,omitempty"`
 }
 
 // DefaultMountTimeout: a Filestore or Lustre instance that was just

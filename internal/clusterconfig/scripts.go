@@ -66,3 +66,20 @@ func validateScriptLists(s SlurmSettings) error {
 	}
 	return nil
 }
+
+// MaxStartupScript bounds a startup script: it travels in the VM's metadata next to the node's own payload.
+const MaxStartupScript = 64 << 10
+
+// ValidateStartupScript checks a node set's or the login VMs' startup script ("" is none).
+func ValidateStartupScript(s string) error {
+	if s == "" {
+		return nil
+	}
+	if !strings.HasPrefix(s, "#!") {
+		return fmt.Errorf("the script must start with an interpreter line such as #!/bin/bash")
+	}
+	if len(s) > MaxStartupScript {
+		return fmt.Errorf("the script is %d bytes, at most %d", len(s), MaxStartupScript)
+	}
+	return nil
+}

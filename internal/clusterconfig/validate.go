@@ -76,6 +76,9 @@ func ValidateCluster(c Cluster) error {
 	if err := ValidateAccounting(c); err != nil {
 		return err
 	}
+	if err := ValidateStartupScript(c.LoginStartupScript); err != nil {
+		return fmt.Errorf("login.startup_script: %w", err)
+	}
 	if err := ValidateMonitoring(c.Monitoring); err != nil {
 		return fmt.Errorf("monitoring.%w", err)
 	}
@@ -300,6 +303,9 @@ func ValidatePartition(cluster string, p Partition) error {
 	}
 	if err := ValidateCalendar(p.Calendar); err != nil {
 		return fmt.Errorf("partition %q: %w", p.Name, err)
+	}
+	if err := ValidateStartupScript(p.StartupScript); err != nil {
+		return fmt.Errorf("partition %q: startup_script: %w", p.Name, err)
 	}
 	if err := validateSeconds(fmt.Sprintf("partition %q resume_timeout", p.Name), p.ResumeTimeout); err != nil {
 		return err

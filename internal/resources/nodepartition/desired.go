@@ -40,7 +40,9 @@ type desired struct {
 	bootType  string
 	localSSDs int
 	image     string
-	labels    map[string]string // effective labels, without the system labels
+	// startupScript is the user's per-boot script (cc.Node.StartupScript).
+	startupScript string
+	labels        map[string]string // effective labels, without the system labels
 
 	slurm slurmOptions
 
@@ -86,6 +88,7 @@ func (d *desired) partition(template string) cc.Partition {
 		ResumeTimeout: d.slurm.resumeTimeout, SuspendTime: d.slurm.suspendTime, ResumeRetryAfter: d.slurm.retryAfter,
 		Features: d.slurm.features, Extra: d.slurm.extra,
 		Project: d.project, Zone: d.zone, InstanceTemplate: template, Calendar: d.calendar,
+		StartupScript: d.startupScript,
 	}
 }
 
@@ -121,7 +124,7 @@ func toDesired(ctx context.Context, m *model) (*desired, diag.Diagnostics) {
 	d := &desired{
 		cluster: ref, name: m.Name.ValueString(), machine: machine, project: ref.Project,
 		zone: m.Zone.ValueString(), static: int(m.StaticNodeCount.ValueInt64()), dynamic: int(m.MaxDynamicNodeCount.ValueInt64()),
-		localSSDs: int(m.LocalSSDCount.ValueInt64()), image: m.Image.ValueString(),
+		localSSDs: int(m.LocalSSDCount.ValueInt64()), image: m.Image.ValueString(), startupScript: m.StartupScript.ValueString(),
 		forceScaleDown: m.ForceScaleDown.ValueBool(), allowPartial: m.AllowPartial.ValueBool(),
 		waitForNodes: m.WaitForNodes.IsNull() || m.WaitForNodes.IsUnknown() || m.WaitForNodes.ValueBool(),
 	}

@@ -21,6 +21,7 @@ type model struct {
 	BootDisk            types.Object `tfsdk:"boot_disk"`
 	LocalSSDCount       types.Int64  `tfsdk:"local_ssd_count"`
 	Image               types.String `tfsdk:"image"`
+	StartupScript       types.String `tfsdk:"startup_script"`
 	Labels              types.Map    `tfsdk:"labels"`
 	EffectiveLabels     types.Map    `tfsdk:"effective_labels"`
 	Slurm               types.Object `tfsdk:"slurm"`

@@ -141,6 +141,13 @@ func (r *partitionResource) Schema(ctx context.Context, _ resource.SchemaRequest
 				MarkdownDescription: "Boot image (`projects/{project}/global/images/{name}` or `.../images/family/{family}`). Defaults to the image the catalog pins for the machine type with its driver and NCCL plugin versions. Its architecture must match the machine's (arm64 for A4X).",
 				PlanModifiers:       replace,
 			},
+			"startup_script": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "A script (starting with `#!`) each node runs once per boot after its own bootstrap (mounts, munge, the cluster's scripts) and before it joins Slurm, so a node whose script fails takes no job. " +
+					"Its output is in the node's serial console (lines starting `startup-script:`); a failure fails the apply (or the node's power-up) with its exit code and last output. " +
+					"A change is a new node configuration: the static nodes are replaced by the rolling update, dynamic ones take it when next created.",
+				Validators: []validator.String{tfutil.StringCheck{Desc: "a script starting with #!", Check: cc.ValidateStartupScript}},
+			},
 			"labels":           tfutil.LabelsAttribute("partition's VMs and instance template"),
 			"effective_labels": tfutil.EffectiveLabelsAttribute("partition's VMs"),
 			"slurm": schema.SingleNestedAttribute{

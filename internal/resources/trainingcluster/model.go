@@ -79,6 +79,8 @@ type loginModel struct {
 	MachineType types.String `tfsdk:"machine_type"`
 	BootDisk    types.Object `tfsdk:"boot_disk"`
 	Image       types.String `tfsdk:"image"`
+	// StartupScript runs on each login VM (clusterconfig.Cluster.LoginStartupScript).
+	StartupScript types.String `tfsdk:"startup_script"`
 }
 
 type slurmModel struct {
@@ -125,6 +127,7 @@ var (
 	}
 	loginAttrTypes = map[string]attr.Type{
 		"count": types.Int64Type, "machine_type": types.StringType, "boot_disk": bootDiskType, "image": types.StringType,
+		"startup_script": types.StringType,
 	}
 	slurmAttrTypes = map[string]attr.Type{
 		"cluster_name": types.StringType, "scheduler_parameters": types.ListType{ElemType: types.StringType},

@@ -267,6 +267,7 @@ func flattenCluster(ctx context.Context, m *model, c clusterconfig.Cluster, logi
 	lm := loginModel{
 		Count: types.Int64Value(int64(logins)), MachineType: types.StringValue(cloud.Login.MachineType),
 		BootDisk: bootDiskValue(cloud.Login), Image: types.StringValue(cloud.Login.Image),
+		StartupScript: stringOrNull(c.LoginStartupScript),
 	}
 	m.Login, d = types.ObjectValueFrom(ctx, loginAttrTypes, lm)
 	diags.Append(d...)

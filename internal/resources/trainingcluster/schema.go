@@ -85,7 +85,7 @@ func bootDiskAttribute(replace bool) schema.SingleNestedAttribute {
 func loginDefault() types.Object {
 	return types.ObjectValueMust(loginAttrTypes, map[string]attr.Value{
 		"count": types.Int64Value(defaultLoginCount), "machine_type": types.StringValue(defaultLoginMachine),
-		"boot_disk": bootDiskDefault(), "image": types.StringValue(defaultImage),
+		"boot_disk": bootDiskDefault(), "image": types.StringValue(defaultImage), "startup_script": types.StringNull(),
 	})
 }
 
@@ -230,6 +230,12 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 					"image": schema.StringAttribute{
 						Optional: true, Computed: true, Default: stringdefault.StaticString(defaultImage),
 						MarkdownDescription: "Boot image or image family. Default `" + defaultImage + "`.",
+					},
+					"startup_script": schema.StringAttribute{
+						Optional: true,
+						MarkdownDescription: "A script (starting with `#!`) each login VM runs once per boot, after its own bootstrap (mounts, munge, Slurm's configuration). " +
+							"Its output is in the serial console (lines starting `startup-script:`); a failure fails the apply with its exit code and last output. A change runs the new script on the running VMs.",
+						Validators: []validator.String{tfutil.StringCheck{Desc: "a script starting with #!", Check: clusterconfig.ValidateStartupScript}},
 					},
 				},
 			},
