@@ -118,23 +118,29 @@ func (c *controller) calendarPartition(ctx context.Context, cluster cc.Cluster, 
 		}
 		return phase, c.calendarNotify(ctx, cli, all)
 	default:
-		if err := c.calendarDrain(ctx, cli, p, all, nodes, cc.CalendarEndedReason(cal)); err != nil {
-			return phase, err
-		}
-		env := power.Env{Clients: api.clients, Project: api.project, Zone: api.zone, Cluster: cluster, Partitions: []cc.Partition{p}}
-		var busy []string
-		for _, n := range all {
-			// A node with a VM shows neither powered down (~) nor powering up (#).
-			if st := nodes.state[n]; st != "" && !strings.HasSuffix(st, "~") {
-				busy = append(busy, n)
-			}
-		}
-		if len(busy) == 0 {
-			return phase, nil
-		}
-		c.log.Info("deleting the VMs of an ended calendar reservation", "partition", p.Name, "nodes", cc.CompressHostlist(busy))
-		return phase, power.Suspend(ctx, env, cc.CompressHostlist(busy))
+		return phase, c.calendarEnd(ctx, cli, api, cluster, p, all, nodes, cc.CalendarEndedReason(cal))
 	}
+}
+
+// calendarEnd takes the nodes of an ended reservation out for good: each one not yet down for it is set DOWN
+// with the reason (its jobs died with the VM Compute stopped; DOWN clears them) and its VM, if any, deleted.
+func (c *controller) calendarEnd(ctx context.Context, cli slurm.CLI, api *healthCompute, cluster cc.Cluster, p cc.Partition, all []string, nodes slurmNodes, reason string) error {
+	var todo []string
+	for _, n := range all {
+		if st, known := nodes.state[n]; known && !(strings.HasPrefix(st, "down") && nodes.reason[n] == reason) {
+			todo = append(todo, n)
+		}
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	list := cc.CompressHostlist(todo)
+	c.log.Info("calendar reservation ended: taking the nodes out and deleting their VMs", "partition", p.Name, "nodes", list)
+	if err := cli.UpdateNodes(ctx, list, slurm.NodeUpdate{State: "DOWN", Reason: reason}); err != nil {
+		return err
+	}
+	env := power.Env{Clients: api.clients, Project: api.project, Zone: api.zone, Cluster: cluster, Partitions: []cc.Partition{p}}
+	return power.Suspend(ctx, env, list)
 }
 
 func partitionNodes(cluster string, p cc.Partition) []string {

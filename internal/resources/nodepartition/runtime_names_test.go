@@ -202,17 +202,17 @@ resource "hypercompute_node_partition" "cal" {
 }
 `
 	}
-	calReason := func(want string) func() (bool, error) {
+	calReason := func(state, want string) func() (bool, error) {
 		return func() (bool, error) {
 			s, err := slurm(20*time.Second, "sinfo -h -N -n hce-cal-0 -o '%T|%E'")
-			return strings.HasPrefix(s, "drained") && strings.Contains(s, want), err
+			return strings.HasPrefix(s, state) && strings.Contains(s, want), err
 		}
 	}
 	calWaiting := func(*terraform.State) error {
 		if vms := vmNames(env.Env, "hce-cal"); len(vms) != 0 {
 			return fmt.Errorf("a calendar partition has VMs before its capacity arrived: %v", vms)
 		}
-		if err := waitFor("hce-cal-0 drained until the capacity arrives", time.Minute, calReason("cal-week arrives at "+calStart.UTC().Format(time.RFC3339))); err != nil {
+		if err := waitFor("hce-cal-0 drained until the capacity arrives", time.Minute, calReason("drained", "cal-week arrives at "+calStart.UTC().Format(time.RFC3339))); err != nil {
 			return err
 		}
 		// The window opens: the controller sees the delivered reservation and creates the node on it.
@@ -236,7 +236,7 @@ resource "hypercompute_node_partition" "cal" {
 		if err := env.Server.Advance(8 * 24 * time.Hour); err != nil {
 			return err
 		}
-		if err := waitFor("hce-cal-0 drained after the end", 2*time.Minute, calReason("cal-week ended")); err != nil {
+		if err := waitFor("hce-cal-0 down after the end", 2*time.Minute, calReason("down", "cal-week ended")); err != nil {
 			return err
 		}
 		return waitFor("hce-cal-0's VM deleted after the end", 2*time.Minute, func() (bool, error) { return len(vmNames(env.Env, "hce-cal")) == 0, nil })
