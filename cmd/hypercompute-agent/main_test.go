@@ -15,7 +15,8 @@ func TestCommandLine(t *testing.T) {
 	if err := run(context.Background(), []string{"version"}, &out, &errb); err != nil || out.String() != version+"\n" {
 		t.Errorf("version: %q %v", out.String(), err)
 	}
-	for _, args := range [][]string{nil, {"bogus"}, {"resume"}, {"suspend", "a", "b"}, {"run", "extra"}, {"healthcheck"}, {"goodput"}, {"goodput", "7d"}, {"goodput", "--since"}, {"nccl-pairs"}, {"nccl-pairs", "a", "b"}} {
+	for _, args := range [][]string{nil, {"bogus"}, {"resume"}, {"suspend", "a", "b"}, {"run", "extra"}, {"healthcheck"}, {"goodput"}, {"goodput", "7d"}, {"goodput", "--since"}, {"nccl-pairs"}, {"nccl-pairs", "a", "b"},
+		{"report"}, {"report", "--out", "x.html"}, {"report", "--since"}, {"report", "--since", "7d", "--out"}, {"report", "--since", "7d", "--html", "x"}, {"report", "--since", "7y"}} {
 		var ue usageError
 		if err := run(context.Background(), args, &out, &errb); !errors.As(err, &ue) {
 			t.Errorf("%q: err = %v, want a usage error", args, err)

@@ -71,6 +71,8 @@ type controller struct {
 	acct accountingState
 	// rollRequeued are jobs requeued off nodes being replaced, still to release (drain_requeue.go).
 	rollRequeued map[int]bool
+	// report: the HTML report's listener (report_serve.go).
+	report reportServer
 }
 
 func newController(h *host) *controller {

@@ -27,7 +27,7 @@ func TestPageHasEverySeries(t *testing.T) {
 		"<h2>Goodput per day</h2>", "<h2>Jobs: loss and checkpoints</h2>", "<h2>Failures and repairs</h2>", "<h2>Utilisation per partition</h2>",
 		"<td>2026-12-03 (Thu)</td><td>4</td><td>84.0%</td><td>83.0%</td><td>35.0%</td>", // a day's numbers in the table
 		"<td>2026-12-02 (Wed)</td><td>0</td><td>—</td><td>—</td><td>—</td>",             // a day without jobs
-		"<td>400</td><td>1.3962</td><td>3</td>",                                            // job 41's last step, loss, checkpoints
+		"<td>400</td><td>1.3962</td><td>3</td>",                                         // job 41's last step, loss, checkpoints
 		"<td>gpu</td><td>4</td><td>168.0</td><td>25.0%</td><td>1</td><td>1.0</td>",
 		"XID 79 &lt;fell off the bus&gt;",
 	} {
