@@ -269,19 +269,27 @@ func measureGoodput(ctx context.Context, cli slurm.CLI, window string, now time.
 	return computeGoodput(as, window, since, now, progressIn(runDirs), programIn(runDirs)), nil
 }
 
+// inWindow is how much of [start, end] lies in [since, now]; a zero end is still open (now), a
+// zero start never began.
+func inWindow(start, end, since, now time.Time) time.Duration {
+	if start.IsZero() {
+		return 0
+	}
+	if end.IsZero() || end.After(now) {
+		end = now
+	}
+	if start.Before(since) {
+		start = since
+	}
+	return max(0, end.Sub(start))
+}
+
 // repairFigures sums the health policy's repairs that overlap [since, now] per partition.
 func repairFigures(st *healthState, since, now time.Time) map[string]cc.RepairFigures {
 	out := map[string]cc.RepairFigures{}
 	for _, r := range append(append([]HealthRepair{}, st.Done...), st.InProgress...) {
-		end := r.Finished
-		if end.IsZero() || end.After(now) {
-			end = now
-		}
-		start := r.Started
-		if start.Before(since) {
-			start = since
-		}
-		if r.Started.IsZero() || !end.After(start) {
+		d := inWindow(r.Started, r.Finished, since, now)
+		if d <= 0 {
 			continue
 		}
 		partition := ""
@@ -290,7 +298,7 @@ func repairFigures(st *healthState, since, now time.Time) map[string]cc.RepairFi
 		}
 		f := out[partition]
 		f.Repairs++
-		f.NodeSeconds += end.Sub(start).Seconds()
+		f.NodeSeconds += d.Seconds()
 		out[partition] = f
 	}
 	if len(out) == 0 {

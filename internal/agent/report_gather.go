@@ -79,19 +79,8 @@ func gatherReport(ctx context.Context, src reportSources, window string, now tim
 		return parts[name]
 	}
 	for _, a := range as {
-		if a.start.IsZero() {
-			continue
-		}
-		end := a.end
-		if end.IsZero() || end.After(now) {
-			end = now
-		}
-		start := a.start
-		if start.Before(since) {
-			start = since
-		}
-		if end.After(start) {
-			part(a.partition).AllocatedNodeSeconds += end.Sub(start).Seconds() * float64(a.nodes)
+		if d := inWindow(a.start, a.end, since, now); d > 0 {
+			part(a.partition).AllocatedNodeSeconds += d.Seconds() * float64(a.nodes)
 		}
 	}
 	if src.health != nil {
@@ -160,7 +149,7 @@ func goodputByDay(as []attempt, window string, since, now time.Time, lost progre
 func healthInWindow(st *healthState, since, now time.Time) ([]report.Repair, []report.Event) {
 	var rs []report.Repair
 	for _, r := range append(append([]HealthRepair{}, st.Done...), st.InProgress...) {
-		if r.Started.IsZero() || r.Started.After(now) || !r.Finished.IsZero() && r.Finished.Before(since) {
+		if inWindow(r.Started, r.Finished, since, now) <= 0 {
 			continue
 		}
 		x := report.Repair{Node: r.Node, Check: r.Check, Action: r.Action, Result: r.Result, Start: r.Started, End: r.Finished}
