@@ -54,7 +54,9 @@ func parseSacct(out string) ([]attempt, error) {
 			return nil, fmt.Errorf("sacct line %d: ElapsedRaw %q is not a number", n+1, f[7])
 		}
 		a := attempt{jobID: f[0], name: f[1], partition: f[2], workDir: f[8], elapsed: elapsed}
-		if a.nodes, err = strconv.Atoi(f[9]); err != nil || a.nodes < 0 {
+		// Should sacct show a pending job's requested range (--nodes=2-4), count its least.
+		least, _, _ := strings.Cut(f[9], "-")
+		if a.nodes, err = strconv.Atoi(least); err != nil || a.nodes < 0 {
 			return nil, fmt.Errorf("sacct line %d: NNodes %q is not a node count", n+1, f[9])
 		}
 		// "CANCELLED by 0" → CANCELLED.

@@ -23,7 +23,7 @@ const sacctSample = `7|train|gpu|COMPLETED|2026-12-01T10:00:00|2026-12-01T10:00:
 9|llama|gpu|NODE_FAIL|2026-12-01T11:00:00|2026-12-01T11:00:10|2026-12-01T11:10:10|600|/lustre/runs/llama|2
 9|llama|gpu|COMPLETED|2026-12-01T11:10:10|2026-12-01T11:10:40|2026-12-01T11:30:40|1200|/lustre/runs/llama|2
 10|dbg|debug|CANCELLED by 0|2026-12-01T12:00:00|None|2026-12-01T12:00:30|0|/home/u|1
-11|dbg|debug|PENDING|2026-12-01T12:59:00|Unknown|Unknown|0|/home/u|1
+11|dbg|debug|PENDING|2026-12-01T12:59:00|Unknown|Unknown|0|/home/u|1-3
 `
 
 func TestGoodputFromSacct(t *testing.T) {
