@@ -16,7 +16,7 @@ import (
 // A sample of `sacct -a -X -D -P -n -o JobIDRaw,JobName,Partition,State,Eligible,Start,End,ElapsedRaw,WorkDir,NNodes`
 // as Slurm 22.05 prints it: job 7 ran 100 s after waiting 20 s; job 8 was requeued after 300 s
 // (its first run all lost), waited 60 s and then ran 200 s; job 9 is a recipe requeued once whose
-// progress file says 45 s were redone; job 10 was cancelled while pending; job 11 still waits.
+// progress file says 45 s were redone; job 10 was cancelled while pending; job 11 still waits (for 1 to 3 nodes).
 const sacctSample = `7|train|gpu|COMPLETED|2026-12-01T10:00:00|2026-12-01T10:00:20|2026-12-01T10:02:00|100|/home/u/a|2
 8|sweep|gpu|REQUEUED|2026-12-01T10:00:00|2026-12-01T10:00:00|2026-12-01T10:05:00|300|/home/u/b|2
 8|sweep|gpu|COMPLETED|2026-12-01T10:05:00|2026-12-01T10:06:00|2026-12-01T10:09:20|200|/home/u/b|2

@@ -29,10 +29,8 @@ func chromium(t *testing.T) string {
 
 // headless runs the browser on the page with mode's flags (--dump-dom, --screenshot=...) and
 // returns its standard output.
-func headless(t *testing.T, browser, page string, mode ...string) []byte {
+func headless(ctx context.Context, t *testing.T, browser, page string, mode ...string) []byte {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Second)
-	defer cancel()
 	// root needs --no-sandbox; a profile of its own keeps runs apart.
 	args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
 		"--user-data-dir=" + t.TempDir(), "--window-size=1280,2000"}, mode...)
@@ -50,6 +48,9 @@ func headless(t *testing.T, browser, page string, mode ...string) []byte {
 // charts' colours.
 func TestPageRendersInChromium(t *testing.T) {
 	browser := chromium(t)
+	// Both browser runs together (about 4 s on an idle machine) stay under 30 s.
+	ctx, cancel := context.WithTimeout(context.Background(), 28*time.Second)
+	defer cancel()
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")
 	var b bytes.Buffer
@@ -60,7 +61,7 @@ func TestPageRendersInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	dom := string(headless(t, browser, page, "--dump-dom"))
+	dom := string(headless(ctx, t, browser, page, "--dump-dom"))
 	for _, s := range []string{"<title>Goodput and health report: ml-dev</title>", "<h1>Goodput and health report: ml-dev</h1>",
 		"<h2>Goodput per day</h2>", "<h2>Jobs: loss and checkpoints</h2>", "<h2>Failures and repairs</h2>", "<h2>Utilisation per partition</h2>"} {
 		if !strings.Contains(dom, s) {
@@ -94,7 +95,7 @@ func TestPageRendersInChromium(t *testing.T) {
 	}
 
 	shot := filepath.Join(dir, "report.png")
-	headless(t, browser, page, "--screenshot="+shot)
+	headless(ctx, t, browser, page, "--screenshot="+shot)
 	f, err := os.Open(shot)
 	if err != nil {
 		t.Fatal(err)
