@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 func render(t *testing.T, in Input) string {
@@ -119,5 +120,19 @@ func TestLossAt(t *testing.T) {
 		if _, ok := lossAt(ls, s); ok {
 			t.Errorf("lossAt(%d) outside the logged steps", s)
 		}
+	}
+}
+
+// A 30-day window labels at most 14 days (the newest always), so the labels never overlap.
+func TestGoodputChartThinsDayLabels(t *testing.T) {
+	in := sample()
+	in.Days = nil
+	for i := range 31 {
+		in.Days = append(in.Days, Day{Date: in.Generated.AddDate(0, 0, i-30).Truncate(24 * time.Hour), Jobs: 1, Scheduling: 0.5, Runtime: 0.5})
+	}
+	svg := figureRe.FindStringSubmatch(render(t, in))[3]
+	labels := regexp.MustCompile(`>\d\d-\d\d</text>`).FindAllString(svg, -1)
+	if len(labels) > 14 || len(labels) < 8 || labels[len(labels)-1] != ">12-07</text>" {
+		t.Errorf("day labels %v, want at most 14 ending with the last day", labels)
 	}
 }

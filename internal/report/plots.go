@@ -66,8 +66,11 @@ func goodputChart(days []Day) (template.HTML, error) {
 	p.Y.Min, p.Y.Max = 0, 135
 	names := make([]string, len(days))
 	var sched, run, prog plotter.Values
+	every := (len(days) + 13) / 14 // at most 14 day labels, so they never overlap
 	for i, d := range days {
-		names[i] = d.Date.UTC().Format("01-02")
+		if (len(days)-1-i)%every == 0 {
+			names[i] = d.Date.UTC().Format("01-02")
+		}
 		var s, r, m float64
 		if d.Jobs > 0 {
 			s, r = 100*d.Scheduling, 100*d.Runtime
