@@ -51,6 +51,9 @@ func svg(p *plot.Plot, w, h vg.Length, label string) (template.HTML, error) {
 	return template.HTML(s), nil // #nosec G203 -- drawn here, its text escaped by vgsvg
 }
 
+// percentTicks label 0 to 100% (the axes reach above, for the legend).
+var percentTicks = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 25}, {Value: 50, Label: "50"}, {Value: 75}, {Value: 100, Label: "100"}})
+
 func newPlot(title, x, y string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, x, y
@@ -62,8 +65,9 @@ func newPlot(title, x, y string) *plot.Plot {
 // goodputChart: per day, one bar per layer, in percent.
 func goodputChart(days []Day) (template.HTML, error) {
 	p := newPlot("Goodput per day", "day (UTC)", "%")
-	// Headroom above 100% for the legend, so it covers no bar.
+	// Headroom above 100% for the legend, so it covers no bar; ticks to 100% only.
 	p.Y.Min, p.Y.Max = 0, 135
+	p.Y.Tick.Marker = percentTicks
 	names := make([]string, len(days))
 	var sched, run, prog plotter.Values
 	every := (len(days) + 13) / 14 // at most 14 day labels, so they never overlap
@@ -95,6 +99,7 @@ func goodputChart(days []Day) (template.HTML, error) {
 		p.Legend.Add(s.name, b)
 	}
 	p.NominalX(names...)
+	p.X.Min, p.X.Max = -0.5, float64(len(days))-0.5 // whole bars at both ends
 	return svg(p, 720, 300, "Goodput per day: scheduling, runtime and program (MFU) goodput in percent")
 }
 
@@ -224,6 +229,7 @@ func timelineNodes(in Input) []string {
 func utilisationChart(ps []Partition) (template.HTML, error) {
 	p := newPlot("Utilisation per partition", "partition", "% of node time allocated")
 	p.Y.Min, p.Y.Max = 0, 120
+	p.Y.Tick.Marker = percentTicks
 	names := make([]string, len(ps))
 	v := make(plotter.Values, len(ps))
 	for i, x := range ps {
@@ -237,5 +243,6 @@ func utilisationChart(ps []Partition) (template.HTML, error) {
 	p.Add(b)
 	p.Legend.Add("allocated", b)
 	p.NominalX(names...)
+	p.X.Min, p.X.Max = -0.5, float64(len(ps))-0.5
 	return svg(p, 720, 260, "Utilisation per partition in percent of node time")
 }
