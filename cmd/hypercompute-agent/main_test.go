@@ -49,3 +49,17 @@ func TestEnvironmentFileFillsOnlyMissingLocations(t *testing.T) {
 		t.Error("PATH was taken from the file")
 	}
 }
+
+// A report that cannot be made (no sacct here) fails and writes no file.
+func TestReportFailsWithoutAFile(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	out := filepath.Join(t.TempDir(), "report.html")
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"report", "--out", out, "--since", "7d"}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "sacct") {
+		t.Errorf("report without sacct: %v, want an error naming sacct", err)
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(out)); len(entries) != 0 {
+		t.Errorf("a failed report left %v behind", entries)
+	}
+}
