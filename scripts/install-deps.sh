@@ -19,6 +19,8 @@ packages=(
   python3-torch python3-numpy
   # tools/release.sh packs the provider's release zips; the registry test runs it.
   zip git
+  # Headless Chromium renders the goodput report page in its browser test (internal/report).
+  chromium
 )
 
 if [[ $(id -u) -ne 0 ]]; then

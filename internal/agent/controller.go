@@ -75,6 +75,8 @@ type controller struct {
 	// calendarSignalled are the jobs told their calendar capacity ends.
 	calendarActive    bool
 	calendarSignalled map[int]bool
+	// report: the HTML report's listener (report_serve.go).
+	report reportServer
 }
 
 func newController(h *host) *controller {

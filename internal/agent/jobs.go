@@ -336,6 +336,8 @@ func readProgress(runDir string) (json.RawMessage, bool) {
 	// The per-job split is goodput's (read from the file itself) and grows with every job
 	// the run directory saw; the report has a 4 KB budget.
 	p.LostByJob = nil
+	// So is the loss history (the HTML report's, read from the file too).
+	p.History, p.CheckpointSteps = nil, nil
 	compact, err := json.Marshal(p)
 	return compact, err == nil
 }
