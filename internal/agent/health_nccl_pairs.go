@@ -214,7 +214,13 @@ func NCCLPairs(ctx context.Context, partition string, stdout io.Writer) error {
 	if check == nil {
 		return fmt.Errorf("the health policy %s of partition %s has no nccl check (GPU checks are dropped on partitions without GPUs)", ph.Policy, partition)
 	}
-	nodes, err := slurmCLI(l).PartitionNodes(ctx, partition, "idle")
+	// partition names a node set; one that joined another Slurm partition is found by its nodes.
+	var nodes []string
+	if set, ok := nodeSet(cc.PartitionsOf(cluster.Name, attrs), partition); ok && set.SlurmName() != set.Name {
+		nodes, err = slurmCLI(l).NodesOf(ctx, set.AllNodeNames(cluster.Name), "idle")
+	} else {
+		nodes, err = slurmCLI(l).PartitionNodes(ctx, partition, "idle")
+	}
 	if err != nil {
 		return err
 	}
@@ -258,4 +264,13 @@ func readControllerHealthPlan(l cc.Layout) (cc.HealthPlan, error) {
 		return plan, fmt.Errorf("%s: %w", p, err)
 	}
 	return plan, nil
+}
+
+func nodeSet(parts []cc.Partition, name string) (cc.Partition, bool) {
+	for _, p := range parts {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return cc.Partition{}, false
 }
