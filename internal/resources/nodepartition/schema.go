@@ -40,15 +40,21 @@ func (r *partitionResource) Schema(ctx context.Context, _ resource.SchemaRequest
 			"VMs; scaling either count down drains the highest-numbered nodes and deletes each once it runs no job, waiting " +
 			"at most `drain_timeout` (`force_scale_down = true` deletes at once). Slurm options and " +
 			"labels change in place; the machine type, zone, provisioning, placement, disks and image replace the " +
-			"partition's VMs (the plan shows it).",
+			"partition's VMs (the plan shows it).\n\n" +
+			"Each resource is one node set. Several node sets form one Slurm partition when they name it in " +
+			"`slurm.partition` (e.g. reserved, then Spot, then flex-start capacity of one GPU family): slurm.conf lists all " +
+			"their nodes in one `PartitionName` line, and each node set's nodes carry its `slurm.weight` (by default from " +
+			"`provisioning.model`), so Slurm fills the lowest-weight node set first. Each node set keeps its own template, " +
+			"counts, node names, pre-flight and rolling updates, and is added or removed without touching the others.",
 		Attributes: map[string]schema.Attribute{
 			"id": tfutil.IDAttribute("`projects/{project}/zones/{zone}/clusters/{cluster}/partitions/{name}`; also the import ID."),
 			"cluster": tfutil.ClusterAttribute(" Network, service account, tags, mounts and the agent build are read from its controller.",
 				replace...),
 			"name": schema.StringAttribute{
 				Required: true,
-				MarkdownDescription: "Slurm partition name: a letter, then letters, digits, `_` and `-`, at most " +
-					"40 characters. Nodes are named `<cluster>-<name>-<index>` (lowercase, `_` as `-`).",
+				MarkdownDescription: "Name of the node set, and of the Slurm partition it forms unless `slurm.partition` names " +
+					"another one: a letter, then letters, digits, `_` and `-`, at most 40 characters. Nodes are named " +
+					"`<cluster>-<name>-<index>` (lowercase, `_` as `-`). Health policies' `partitions` name node sets.",
 				Validators:    []validator.String{tfutil.StringCheck{Desc: "a Slurm partition name", Check: catalog.ValidateSlurmPartitionName}},
 				PlanModifiers: replace,
 			},
