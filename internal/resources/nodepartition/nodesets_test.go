@@ -175,7 +175,7 @@ resource "hypercompute_node_partition" "flex" {
 					}
 					setControllerKey(t, env, tc.name, cc.PartitionKey("other"), string(b))
 				},
-				Config: env.Config(nodeSetsConfig(tc.id, ", weight = 5") + strings.NewReplacer(`partition = "ns"`, `partition = "shared"`, `default = true`, `default = false`).Replace(flex("45"))),
+				Config:      env.Config(nodeSetsConfig(tc.id, ", weight = 5") + strings.NewReplacer(`partition = "ns"`, `partition = "shared"`, `default = true`, `default = false`).Replace(flex("45"))),
 				PlanOnly:    true,
 				ExpectError: acctest.ErrorMatching(`slurm.max_time is "45" here but "30" in node set "other"`),
 			},
