@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path"
 	"slices"
@@ -217,7 +218,13 @@ func NCCLPairs(ctx context.Context, partition string, stdout io.Writer) error {
 	// partition names a node set; one that joined another Slurm partition is found by its nodes.
 	var nodes []string
 	if set, ok := nodeSet(cc.PartitionsOf(cluster.Name, attrs), partition); ok && set.SlurmName() != set.Name {
-		nodes, err = slurmCLI(l).NodesOf(ctx, set.AllNodeNames(cluster.Name), "idle")
+		var all map[string]slurm.NodeInfo
+		all, err = slurmCLI(l).Nodes(ctx, set.AllNodeNames(cluster.Name))
+		for _, n := range slices.Sorted(maps.Keys(all)) {
+			if all[n].State == "idle" {
+				nodes = append(nodes, n)
+			}
+		}
 	} else {
 		nodes, err = slurmCLI(l).PartitionNodes(ctx, partition, "idle")
 	}

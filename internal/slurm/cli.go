@@ -102,26 +102,6 @@ func (c CLI) PartitionNodes(ctx context.Context, partition, state string) ([]str
 	return strings.Fields(out), nil
 }
 
-// NodesOf lists the names of the nodes of a hostlist in a state sinfo's -t knows ("" for every
-// state), with one sinfo: a node set's nodes, which need not be a partition of their own.
-func (c CLI) NodesOf(ctx context.Context, hostlist, state string) ([]string, error) {
-	if err := checkHostlist(hostlist); err != nil {
-		return nil, err
-	}
-	args := []string{"-h", "-N", "-n", hostlist}
-	if state != "" {
-		if err := checkHostlist(state); err != nil {
-			return nil, err
-		}
-		args = append(args, "-t", state)
-	}
-	out, err := c.run(ctx, "sinfo", append(args, "-o", "%N")...)
-	if err != nil {
-		return nil, err
-	}
-	return strings.Fields(out), nil
-}
-
 // UpdateNodes changes the state of the nodes of a hostlist with `scontrol update` (drain with a
 // reason, resume, ...), in one call however many nodes.
 func (c CLI) UpdateNodes(ctx context.Context, hostlist string, u NodeUpdate) error {
