@@ -75,7 +75,7 @@ func (r *partitionResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	// A health policy or a recipe job naming this partition plans after it (it references the
 	// name), so the record lets their plan accept a partition the cluster does not have yet; node
 	// sets of one Slurm partition are checked against each other (plan_nodesets.go).
-	r.planNodeSet(ctx, &plan, ref, diags)
+	r.planNodeSet(ctx, &plan, ref, !hasState || !req.Plan.Raw.Equal(req.State.Raw), diags)
 	if diags.HasError() {
 		return
 	}

@@ -15,11 +15,11 @@ import (
 // partition-wide setting that differs from another node set of the same Slurm partition, or a
 // name that clashes with another node set's Slurm partition. It compares with the node sets
 // planned in this operation (whichever of two plans later sees the other) and, for a node set that
-// joins a Slurm partition other than its own name, with the node sets on the controller (one read,
-// paid only by node sets that join another's partition). What neither shows, e.g. a lone node set
+// joins a Slurm partition other than its own name and is created or changed, with the node sets on
+// the controller (one read, paid only by such node sets). What neither shows, e.g. a lone node set
 // whose change conflicts with node sets applied earlier, is refused at apply before anything is
 // created (cc.Validate in prepare).
-func (r *partitionResource) planNodeSet(ctx context.Context, plan *model, ref *cc.ClusterID, diags *diag.Diagnostics) {
+func (r *partitionResource) planNodeSet(ctx context.Context, plan *model, ref *cc.ClusterID, changing bool, diags *diag.Diagnostics) {
 	if ref == nil || plan.Name.IsUnknown() || r.Provider == nil {
 		return
 	}
@@ -31,7 +31,7 @@ func (r *partitionResource) planNodeSet(ctx context.Context, plan *model, ref *c
 	planned := r.Provider.Partitions.NodeSets(ref.String())
 	r.Provider.Partitions.PlanNodeSet(ref.String(), self)
 	sets := map[string]cc.Partition{}
-	if self.SlurmPartition != "" && r.Provider.Clients != nil {
+	if self.SlurmPartition != "" && changing && r.Provider.Clients != nil {
 		ci, err := readCluster(ctx, r.Provider.Clients, *ref)
 		switch {
 		case errors.Is(err, tfutil.ErrNoController):
