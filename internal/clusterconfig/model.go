@@ -122,13 +122,23 @@ type AgentRef struct {
 	SHA256 string `json:"sha256"`
 }
 
-// Partition is one Slurm partition and its node set, owned by one
-// hypercompute_node_partition. Each is written under a metadata key of its
-// own (PartitionKey) on the controller.
+// Partition is one node set, owned by one hypercompute_node_partition, and the Slurm partition it
+// forms or joins (SlurmPartition; nodesets.go). Each is written under a metadata key of its own
+// (PartitionKey) on the controller. Name is the node set's own name: its key, node names, guest
+// attributes and health policies use it; only Slurm's PartitionName uses SlurmName().
 type Partition struct {
 	Schema      int    `json:"schema"`
 	Name        string `json:"name"`
 	MachineType string `json:"machine_type"`
+	// SlurmPartition is the Slurm partition the node set's nodes belong to; empty means Name, so a
+	// key written before node sets existed forms its own partition as it always did.
+	SlurmPartition string `json:"slurm_partition,omitempty"`
+	// Weight is the Slurm node Weight of the node set's nodes (lowest allocated first); 0 means
+	// DefaultWeight(Provisioning).
+	Weight int `json:"weight,omitempty"`
+	// Provisioning is how the VMs are obtained (ProvisioningStandard, ...); it sets the default
+	// Weight. Empty (a key written before node sets existed): no Weight is rendered (Slurm's 1).
+	Provisioning string `json:"provisioning,omitempty"`
 	// NodeNamePrefix names the nodes <prefix>-<index> (static) and
 	// <prefix>-d<index> (dynamic); empty means NodeNamePrefix(cluster, Name).
 	NodeNamePrefix string `json:"node_name_prefix,omitempty"`

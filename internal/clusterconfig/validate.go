@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -41,16 +42,22 @@ func Validate(c Cluster, parts []Partition) error {
 		if _, _, clash := p.NodeIndex(c.Name, c.Controller.Hostname); clash {
 			return fmt.Errorf("partition %q would name a node %s, the controller's host name; choose another partition name", p.Name, c.Controller.Hostname)
 		}
+		// One Slurm partition is the default, however many node sets form it (they agree on it).
 		if p.Default {
-			defaults = append(defaults, p.Name)
+			defaults = append(defaults, p.SlurmName())
 		}
 		m, _ := catalog.Machine(p.MachineType)
 		if _, err := c.AgentFor(m.Arch); err != nil {
 			return fmt.Errorf("partition %q (%s, %s): %w", p.Name, p.MachineType, m.Arch, err)
 		}
 	}
+	sorted := slices.Clone(parts)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
+	if err := validateNodeSets(sorted); err != nil {
+		return err
+	}
+	defaults = slices.Compact(slices.Sorted(slices.Values(defaults)))
 	if len(defaults) > 1 {
-		sort.Strings(defaults)
 		return fmt.Errorf("partitions %s are all marked default; at most one partition can be the default", quoteList(defaults))
 	}
 	return nil
@@ -287,6 +294,14 @@ func ValidatePartition(cluster string, p Partition) error {
 	}
 	if err := catalog.ValidateMachineType(p.MachineType); err != nil {
 		return fmt.Errorf("partition %q: %w", p.Name, err)
+	}
+	if p.SlurmPartition != "" {
+		if err := catalog.ValidateSlurmPartitionName(p.SlurmPartition); err != nil {
+			return fmt.Errorf("partition %q: slurm.partition: %w", p.Name, err)
+		}
+	}
+	if p.Weight < 0 || p.Weight > MaxWeight {
+		return fmt.Errorf("partition %q: slurm.weight %d is out of range; use 1 to %d (0 keeps the provisioning model's default)", p.Name, p.Weight, MaxWeight)
 	}
 	switch {
 	case p.StaticNodes < 0 || p.MaxDynamicNodes < 0:

@@ -65,6 +65,10 @@ type slurmOptions struct {
 	retryAfter                 *int // nil: the default
 	features                   []string
 	extra                      map[string]string
+	// partition is the Slurm partition the node set joins ("": its own name); weight its nodes'
+	// Slurm Weight (0: the provisioning model's default).
+	partition string
+	weight    int
 }
 
 // vmLabels are the labels every VM and the template carry: the user's, the provider's defaults,
@@ -87,6 +91,7 @@ func (d *desired) partition(template string) cc.Partition {
 		Default: d.slurm.isDefault, Exclusive: d.slurm.exclusive, MaxTime: d.slurm.maxTime,
 		ResumeTimeout: d.slurm.resumeTimeout, SuspendTime: d.slurm.suspendTime, ResumeRetryAfter: d.slurm.retryAfter,
 		Features: d.slurm.features, Extra: d.slurm.extra,
+		SlurmPartition: d.slurm.partition, Weight: d.slurm.weight, Provisioning: d.model,
 		Project: d.project, Zone: d.zone, InstanceTemplate: template, Calendar: d.calendar,
 		StartupScript: d.startupScript,
 	}
@@ -178,6 +183,11 @@ func toDesired(ctx context.Context, m *model) (*desired, diag.Diagnostics) {
 		d.slurm = slurmOptions{
 			isDefault: s.Default.ValueBool(), exclusive: s.Exclusive.ValueBool(), maxTime: s.MaxTime.ValueString(),
 			resumeTimeout: int(s.ResumeTimeout.ValueInt64()), suspendTime: int(s.SuspendTime.ValueInt64()),
+			partition: s.Partition.ValueString(), weight: int(s.Weight.ValueInt64()),
+		}
+		// Naming its own name is the default spelled out: the key records it as the default.
+		if d.slurm.partition == d.name {
+			d.slurm.partition = ""
 		}
 		if !s.RetryAfter.IsNull() && !s.RetryAfter.IsUnknown() {
 			v := int(s.RetryAfter.ValueInt64())

@@ -73,6 +73,9 @@ type slurmModel struct {
 	RetryAfter    types.Int64  `tfsdk:"resume_retry_after"`
 	Features      types.List   `tfsdk:"features"`
 	Extra         types.Map    `tfsdk:"extra"`
+	// Partition and Weight: the Slurm partition the node set joins and its nodes' weight (nodesets.go).
+	Partition types.String `tfsdk:"partition"`
+	Weight    types.Int64  `tfsdk:"weight"`
 }
 
 var (
@@ -86,5 +89,6 @@ var (
 		"default": types.BoolType, "exclusive": types.BoolType, "max_time": types.StringType,
 		"resume_timeout": types.Int64Type, "suspend_time": types.Int64Type, "resume_retry_after": types.Int64Type,
 		"features": types.ListType{ElemType: types.StringType}, "extra": types.MapType{ElemType: types.StringType},
+		"partition": types.StringType, "weight": types.Int64Type,
 	}
 )

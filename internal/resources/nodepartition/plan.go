@@ -42,11 +42,6 @@ func (r *partitionResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 			ref = &c
 		}
 	}
-	// A health policy or a recipe job naming this partition plans after it (it references the
-	// name), so the record lets their plan accept a partition the cluster does not have yet.
-	if ref != nil && !plan.Name.IsUnknown() && r.Provider != nil {
-		r.Provider.Partitions.Plan(ref.String(), plan.Name.ValueString())
-	}
 	if plan.Zone.IsUnknown() || plan.Zone.IsNull() {
 		switch {
 		case hasState && !state.Zone.IsNull() && state.Cluster.Equal(plan.Cluster):
@@ -74,6 +69,13 @@ func (r *partitionResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	for _, p := range check(planValues(ctx, &plan, prov, ref)) {
 		diags.AddAttributeError(tfutil.AttrPath(p.attr), "Invalid "+p.attr, p.msg)
 	}
+	if diags.HasError() {
+		return
+	}
+	// A health policy or a recipe job naming this partition plans after it (it references the
+	// name), so the record lets their plan accept a partition the cluster does not have yet; node
+	// sets of one Slurm partition are checked against each other (plan_nodesets.go).
+	r.planNodeSet(ctx, &plan, ref, !hasState || !req.Plan.Raw.Equal(req.State.Raw), diags)
 	if diags.HasError() {
 		return
 	}

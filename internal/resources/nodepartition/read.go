@@ -167,7 +167,8 @@ func flatten(ctx context.Context, p *providerdata.Data, ref cc.ClusterID, o *obs
 // flattenSlurm reads the Slurm options of the key; an absent slurm block stays absent while the
 // options are the defaults.
 func flattenSlurm(ctx context.Context, p *cc.Partition, prior types.Object, diags *diag.Diagnostics) types.Object {
-	allDefault := !p.Default && !p.Exclusive && p.MaxTime == "" && p.ResumeTimeout == 0 && p.SuspendTime == 0 && p.ResumeRetryAfter == nil && len(p.Features) == 0 && len(p.Extra) == 0
+	allDefault := !p.Default && !p.Exclusive && p.MaxTime == "" && p.ResumeTimeout == 0 && p.SuspendTime == 0 && p.ResumeRetryAfter == nil && len(p.Features) == 0 && len(p.Extra) == 0 &&
+		p.SlurmPartition == "" && p.Weight == 0
 	if allDefault && prior.IsNull() {
 		return prior
 	}
@@ -176,6 +177,19 @@ func flattenSlurm(ctx context.Context, p *cc.Partition, prior types.Object, diag
 		MaxTime: types.StringNull(), ResumeTimeout: types.Int64Null(), SuspendTime: types.Int64Null(), RetryAfter: types.Int64Null(),
 		// Empty, never null: `[]`/`{}` and unset both plan empty (tfutil/collections.go).
 		Features: tfutil.EmptyList(types.StringType), Extra: tfutil.EmptyMap(types.StringType),
+		Partition: types.StringNull(), Weight: types.Int64Null(),
+	}
+	if p.SlurmPartition != "" {
+		s.Partition = types.StringValue(p.SlurmPartition)
+	} else if !prior.IsNull() && !prior.IsUnknown() {
+		// slurm.partition = <its own name> is the default spelled out; the key does not record it.
+		var was slurmModel
+		if d := prior.As(ctx, &was, tfutil.ObjectOpts); !d.HasError() && was.Partition.ValueString() == p.Name {
+			s.Partition = was.Partition
+		}
+	}
+	if p.Weight != 0 {
+		s.Weight = types.Int64Value(int64(p.Weight))
 	}
 	if p.MaxTime != "" {
 		s.MaxTime = types.StringValue(p.MaxTime)

@@ -40,15 +40,21 @@ func (r *partitionResource) Schema(ctx context.Context, _ resource.SchemaRequest
 			"VMs; scaling either count down drains the highest-numbered nodes and deletes each once it runs no job, waiting " +
 			"at most `drain_timeout` (`force_scale_down = true` deletes at once). Slurm options and " +
 			"labels change in place; the machine type, zone, provisioning, placement, disks and image replace the " +
-			"partition's VMs (the plan shows it).",
+			"partition's VMs (the plan shows it).\n\n" +
+			"Each resource is one node set. Several node sets form one Slurm partition when they name it in " +
+			"`slurm.partition` (e.g. reserved, then Spot, then flex-start capacity of one GPU family): slurm.conf lists all " +
+			"their nodes in one `PartitionName` line, and each node set's nodes carry its `slurm.weight` (by default from " +
+			"`provisioning.model`), so Slurm fills the lowest-weight node set first. Each node set keeps its own template, " +
+			"counts, node names, pre-flight and rolling updates, and is added or removed without touching the others.",
 		Attributes: map[string]schema.Attribute{
 			"id": tfutil.IDAttribute("`projects/{project}/zones/{zone}/clusters/{cluster}/partitions/{name}`; also the import ID."),
 			"cluster": tfutil.ClusterAttribute(" Network, service account, tags, mounts and the agent build are read from its controller.",
 				replace...),
 			"name": schema.StringAttribute{
 				Required: true,
-				MarkdownDescription: "Slurm partition name: a letter, then letters, digits, `_` and `-`, at most " +
-					"40 characters. Nodes are named `<cluster>-<name>-<index>` (lowercase, `_` as `-`).",
+				MarkdownDescription: "Name of the node set, and of the Slurm partition it forms unless `slurm.partition` names " +
+					"another one: a letter, then letters, digits, `_` and `-`, at most 40 characters. Nodes are named " +
+					"`<cluster>-<name>-<index>` (lowercase, `_` as `-`). Health policies' `partitions` name node sets.",
 				Validators:    []validator.String{tfutil.StringCheck{Desc: "a Slurm partition name", Check: catalog.ValidateSlurmPartitionName}},
 				PlanModifiers: replace,
 			},
@@ -176,6 +182,21 @@ func (r *partitionResource) Schema(ctx context.Context, _ resource.SchemaRequest
 					"features": tfutil.OptionalList(schema.ListAttribute{ElementType: types.StringType,
 						MarkdownDescription: "Node features added to the machine's own (family, profile, GPU type, architecture).",
 						Validators:          []validator.List{listvalidator.ValueStringsAre(tfutil.StringCheck{Desc: "a Slurm feature", Check: cc.ValidateFeature})}}),
+					"partition": schema.StringAttribute{Optional: true,
+						MarkdownDescription: "The Slurm partition this node set's nodes belong to. Default: the resource's own `name`, " +
+							"a partition of its own. Node sets that name the same partition form one Slurm partition over all their " +
+							"nodes (e.g. reserved, then Spot, then flex-start capacity of one GPU family, or two CPU machine types), " +
+							"each keeping its own machine type, provisioning, template, counts, node names and rolling updates. They " +
+							"must agree on the partition-wide settings (`default`, `exclusive`, `max_time`, `resume_timeout`, " +
+							"`suspend_time`, `extra`); a node set's own `name` cannot be a Slurm partition other node sets form " +
+							"unless it joins it. Changes in place.",
+						Validators: []validator.String{tfutil.StringCheck{Desc: "a Slurm partition name", Check: catalog.ValidateSlurmPartitionName}}},
+					"weight": schema.Int64Attribute{Optional: true,
+						MarkdownDescription: "Slurm node `Weight` of this node set's nodes: a job gets the nodes with the lowest weight " +
+							"that satisfy it, so the lowest-weight node set of a partition fills first. Default from " +
+							"`provisioning.model`: `reservation` 10, `standard` 20, `spot` 30, `flex_start` 40 (capacity paid for " +
+							"anyway first, preemptible and bounded capacity last). 1 to 1000000.",
+						Validators: []validator.Int64{int64validator.Between(1, cc.MaxWeight)}},
 					"extra": tfutil.OptionalMap(schema.MapAttribute{ElementType: types.StringType,
 						MarkdownDescription: "Further `PartitionName` settings (e.g. `DefaultTime`, `MaxNodes`, `PriorityTier`), checked against the settings the product allows.",
 						Validators:          []validator.Map{extraValidator{}}}),
