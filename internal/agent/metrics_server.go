@@ -11,6 +11,7 @@ import (
 	"path"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
@@ -25,6 +26,36 @@ type httpServer struct {
 	mux  *http.ServeMux
 	srv  *http.Server
 	addr string
+	// allowed are the source addresses served (the controller's, this VM's, loopback).
+	allowed atomic.Pointer[map[string]bool]
+}
+
+// ServeHTTP answers only the controller (where Prometheus runs) and this VM itself: the cluster's
+// firewall rule admits every VM of the subnet to every port, and a node's metrics are the
+// controller's to read.
+func (s *httpServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	allowed := s.allowed.Load()
+	if err != nil || allowed == nil || !(*allowed)[host] {
+		http.Error(w, "this VM's metrics are served to the cluster's controller only", http.StatusForbidden)
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// allowFrom sets the addresses served: loopback, this VM's own and the controller's, by its
+// address in the node config or its name.
+func (s *httpServer) allowFrom(self string, c cc.Controller) {
+	allowed := map[string]bool{"127.0.0.1": true, "::1": true, self: true}
+	if c.Address != "" {
+		allowed[c.Address] = true
+	}
+	if addrs, err := net.LookupHost(c.Hostname); err == nil {
+		for _, a := range addrs {
+			allowed[a] = true
+		}
+	}
+	s.allowed.Store(&allowed)
 }
 
 // Mux is the agent's HTTP handlers; others add theirs before or after the server starts.
@@ -50,7 +81,7 @@ func (h *host) metrics() *metrics.Registry {
 
 // serveHTTP makes the server listen on addr ("" stops it).
 func (h *host) serveHTTP(addr string) error {
-	mux := h.Mux()
+	h.Mux()
 	s := &h.http
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -70,7 +101,7 @@ func (h *host) serveHTTP(addr string) error {
 	if err != nil {
 		return fmt.Errorf("serving metrics on %s: %w", addr, err)
 	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
 	s.srv, s.addr = srv, addr
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -130,6 +161,7 @@ func (h *host) monitor(ctx context.Context, n cc.Node, attrs map[string]string) 
 			return
 		}
 	}
+	h.http.allowFrom(ip, n.Controller)
 	if err := h.serveHTTP(net.JoinHostPort(ip, strconv.Itoa(m.Port()))); err != nil {
 		h.log.Warn("metrics", "error", err.Error())
 	}

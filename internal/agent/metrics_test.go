@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -61,7 +62,7 @@ func TestSlurmSnapshot(t *testing.T) {
 		node("a-0", "a", "allocated", ""), node("a-1", "a", "drained", cc.HealthDrainReason(cc.CheckECC, "GPU 0 has 2")),
 		node("a-d0", "a", "idle~", ""), node("a-d1", "a", "mixed", ""), node("a-2", "a", "draining", "admin"),
 		node("a-0", "b", "allocated", ""), node("b-0", "b", "down*", "Not responding"),
-	}, []slurm.QueuedJob{{"a", "RUNNING"}, {"a", "PENDING"}, {"b", "PENDING"}, {"b", "COMPLETED"}})
+	}, []slurm.QueuedJob{{Partition: "a", State: "RUNNING"}, {Partition: "a", State: "PENDING"}, {Partition: "b", State: "PENDING"}, {Partition: "b", State: "COMPLETED"}})
 	want := map[string]int{"alloc": 1, "drain": 2, "idle": 1, "mix": 1, "down": 1}
 	for st, n := range want {
 		if s.Nodes[st] != n {
@@ -160,4 +161,21 @@ func get(t *testing.T, url string) string {
 		t.Fatalf("GET %s: %s %s", url, resp.Status, b)
 	}
 	return string(b)
+}
+
+// Another VM of the subnet is refused; the controller (by its address or name) and the VM itself
+// are served.
+func TestMetricsServer_controllerOnly(t *testing.T) {
+	h := &host{log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	h.Mux()
+	h.http.allowFrom("10.0.0.5", cc.Controller{Hostname: "localhost", Address: "10.0.0.2"})
+	for addr, want := range map[string]int{"10.0.0.2:4000": 200, "10.0.0.5:4000": 200, "127.0.0.1:4000": 200, "10.0.0.7:4000": 403} {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest("GET", "/metrics", nil)
+		req.RemoteAddr = addr
+		h.http.ServeHTTP(rec, req)
+		if rec.Code != want {
+			t.Errorf("from %s: %d, want %d", addr, rec.Code, want)
+		}
+	}
 }
