@@ -31,9 +31,6 @@ func (c *controller) prometheusDaemon(m *cc.Monitoring, listen string) daemon {
 			"--storage.tsdb.path=" + filepath.Join(dir, monitoring.DataDir),
 			"--storage.tsdb.retention.time=" + strconv.Itoa(m.Retention()) + "d",
 			"--web.listen-address=" + listen,
-			// The console templates Debian ships need files the configuration does not name.
-			"--web.console.templates=/etc/prometheus/consoles",
-			"--web.console.libraries=/etc/prometheus/console_libraries",
 		},
 	}
 }
