@@ -56,6 +56,16 @@ func (r *Registry) OnGather(f func()) {
 	r.refresh = append(r.refresh, f)
 }
 
+// Refresh runs the samplers now, whenever they last ran (a writer on its own schedule).
+func (r *Registry) Refresh() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, f := range r.refresh {
+		f()
+	}
+	r.refreshed = time.Now()
+}
+
 // Gather samples, then returns every family: the prometheus.Gatherer others read the values by.
 func (r *Registry) Gather() ([]*dto.MetricFamily, error) {
 	r.mu.Lock()
