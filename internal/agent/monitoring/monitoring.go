@@ -64,6 +64,9 @@ rule_files:
   - %[4]s
 scrape_configs:
   - job_name: hypercompute
+    # The controller's series about other nodes carry their own node label; it wins over the
+    # target's (which would rename it exported_node).
+    honor_labels: true
     file_sd_configs:
       - files:
           - %[5]s

@@ -87,6 +87,9 @@ func TestConfig_promtool(t *testing.T) {
 	if out, err := exec.Command(tool, "check", "config", filepath.Join(dir, ConfigFile)).CombinedOutput(); err != nil {
 		t.Fatalf("promtool check config: %v\n%s\n%s", err, out, conf)
 	}
+	if !strings.Contains(string(conf), "honor_labels: true") {
+		t.Errorf("the controller's per-node series would lose their node label to the target's:\n%s", conf)
+	}
 	var groups []struct {
 		Targets []string          `json:"targets"`
 		Labels  map[string]string `json:"labels"`
