@@ -133,12 +133,34 @@ func TestAccMonitoring_localRuntime(t *testing.T) {
 		s, _ := r.Result[0].Value[1].(string)
 		return strconv.ParseFloat(s, 64)
 	}
+	// values is an instant query's series by their node label (figures the test logs).
+	values := func(q string) string {
+		data, err := api("query?query=" + strings.NewReplacer(`"`, "%22", "{", "%7B", "}", "%7D", " ", "%20", "=", "%3D", "[", "%5B", "]", "%5D").Replace(q))
+		if err != nil {
+			return err.Error()
+		}
+		var r struct {
+			Result []struct {
+				Metric map[string]string `json:"metric"`
+				Value  [2]any            `json:"value"`
+			} `json:"result"`
+		}
+		json.Unmarshal(data, &r)
+		var out []string
+		for _, s := range r.Result {
+			out = append(out, fmt.Sprintf("%s=%v", s.Metric["node"], s.Value[1]))
+		}
+		return strings.Join(out, " ")
+	}
+	start := time.Now()
 	check := func(*terraform.State) error {
+		t.Logf("apply done after %s", time.Since(start).Round(time.Second))
 		if err := waitFor("every VM's target up", 2*time.Minute, func() (bool, string) {
 			return targetsUp(ctl, "hmo-cpu-0", "hmo-cpu-1")
 		}); err != nil {
 			return err
 		}
+		t.Logf("targets up after %s", time.Since(start).Round(time.Second))
 		// The job's series: the step rises between two scrapes, the loss and MFU are reported.
 		var first float64
 		if err := waitFor("the job's step series", time.Minute, func() (bool, string) {
@@ -162,7 +184,9 @@ func TestAccMonitoring_localRuntime(t *testing.T) {
 				return err
 			}
 		}
+		t.Logf("job series rising after %s", time.Since(start).Round(time.Second))
 		// The dynamic node joins the targets once a job powers it up.
+		powerUp := time.Now()
 		out, err := env.Slurm(time.Minute, ctl, "sbatch --parsable -p dyn -N 1 -w hmo-dyn-d0 -J hold-d0 --wrap 'sleep 900'")
 		if err != nil {
 			return fmt.Errorf("sbatch: %v: %s", err, out)
@@ -173,6 +197,13 @@ func TestAccMonitoring_localRuntime(t *testing.T) {
 		}); err != nil {
 			return err
 		}
+		t.Logf("dynamic node's target up %s after its job was submitted", time.Since(powerUp).Round(time.Second))
+		t.Logf("scrape seconds: %s", values(`scrape_duration_seconds{job="hypercompute"}`))
+		t.Logf("agent resident bytes: %s", values(`process_resident_memory_bytes{job="hypercompute"}`))
+		t.Logf("agent CPU seconds per second over 1m: %s", values(`rate(process_cpu_seconds_total{job="hypercompute"}[1m])`))
+		t.Logf("samples per scrape: %s", values(`scrape_samples_scraped{job="hypercompute"}`))
+		fault := time.Now()
+		defer func() { t.Logf("alert firing %s after the fault", time.Since(fault).Round(time.Second)) }()
 		// A health fault: /tmp runs full on hmo-cpu-1, the disk check drains it, the alert fires.
 		if out, err := env.RunOn(30*time.Second, "hmo-cpu-1", "mount", "-t", "tmpfs", "-o", "size=1m", "hcfault", "/tmp"); err != nil {
 			return fmt.Errorf("mount: %v: %s", err, out)
