@@ -69,6 +69,8 @@ type controller struct {
 	reportedNodes    map[string]string
 	// acct: the accounting setup done (accounting.go).
 	acct accountingState
+	// prometheusListen is where the Prometheus this agent started listens (controller_prometheus.go).
+	prometheusListen string
 	// rollRequeued are jobs requeued off nodes being replaced, still to release (drain_requeue.go).
 	rollRequeued map[int]bool
 	// calendarActive: a calendar partition waits for or holds its capacity (calendar.go);
@@ -214,6 +216,10 @@ func (c *controller) reconcile(ctx context.Context, n cc.Node, attrs map[string]
 	}
 	if st.Applied != "" {
 		c.rep.set(ctx, cc.GuestAttrConfigHash, st.Applied)
+	}
+	// Monitoring never fails the pass: Slurm serves whatever Prometheus does.
+	if err := c.prometheus(ctx, cluster, parts, nodes); err != nil {
+		c.log.Warn("monitoring", "error", err.Error())
 	}
 	if c.drainPending, err = c.drains(ctx, l, parts, nodes); err != nil {
 		return err

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/metrics"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/recipes"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/slurm"
 )
@@ -324,6 +325,12 @@ func (c *controller) reportGoodput(ctx context.Context, cluster cc.Cluster) {
 			runDirs[strconv.Itoa(rec.JobID)] = rec.RunDir
 		}
 	}
+	var series []metrics.Goodput
+	defer func() {
+		if len(series) == len(cc.GoodputWindows) {
+			c.metrics().SetGoodput(series)
+		}
+	}()
 	for _, w := range cc.GoodputWindows {
 		r, err := measureGoodput(ctx, slurm.CLI{Conf: clientConf, Run: runCommand}, w, now, runDirs)
 		if err != nil {
@@ -333,6 +340,11 @@ func (c *controller) reportGoodput(ctx context.Context, cluster cc.Cluster) {
 		if since, err := time.Parse(time.RFC3339, r.Since); err == nil {
 			r.Repairs = repairFigures(c.loadHealth(), since, now)
 		}
+		g := metrics.Goodput{Window: w, Scheduling: r.Total.Scheduling, Runtime: r.Total.Runtime, Program: r.Total.Program, Partitions: map[string]float64{}}
+		for p, f := range r.Partitions {
+			g.Partitions[p] = f.Runtime
+		}
+		series = append(series, g)
 		v, err := cc.EncodeGoodputReport(r)
 		if err != nil {
 			c.log.Warn("encoding the goodput report", "window", w, "error", err.Error())
