@@ -17,8 +17,13 @@ packages=(
   fuse3
   # PyTorch for the CPU training recipe (tiny-gpt, run with /usr/bin/python3).
   python3-torch python3-numpy
+  # Prometheus 2.42 and promtool: the controller's Prometheus on the local runtime, and
+  # `promtool check/test rules` on the shipped alert rules.
+  prometheus
   # tools/release.sh packs the provider's release zips; the registry test runs it.
   zip git
+  # Headless Chromium renders the goodput report page in its browser test (internal/report).
+  chromium
 )
 
 if [[ $(id -u) -ne 0 ]]; then

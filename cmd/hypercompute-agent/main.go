@@ -31,6 +31,8 @@ commands:
   healthcheck <schedule>  run this node's health checks; drain it on a failure (HealthCheckProgram, prolog, epilog)
   nccl-pairs <partition>  on the controller: the NCCL check's pairwise pass over the partition's idle nodes; drain the bad ones
   goodput --since <window> measured goodput from Slurm accounting over a window (7d, 24h, 90m, 2w)
+  report --since <window> [--out FILE]
+                          the goodput and health report as one HTML page (to stdout, or FILE)
   version                 print the agent's version
 `
 
@@ -117,6 +119,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return usageError(cmd + " takes --since <window>, e.g. goodput --since 7d")
 		}
 		return agent.GoodputReport(ctx, rest[1], stdout)
+	case "report":
+		window, out, err := reportArgs(rest)
+		if err != nil {
+			return err
+		}
+		if out == "" || out == "-" {
+			return agent.WriteReport(ctx, window, stdout)
+		}
+		if err := agent.WriteReportFile(ctx, window, out); err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, "wrote", out)
+		return nil
 	case cc.AgentCmdResume, cc.AgentCmdSuspend, cc.AgentCmdResumeFail:
 		nodes, err := nodelist()
 		if err != nil {
@@ -126,4 +141,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return powerCommand(ctx, cmd, nodes)
 	}
 	return usageError(fmt.Sprintf("unknown command %q", cmd))
+}
+
+// reportArgs reads `report --since <window> [--out FILE]`, in any order.
+func reportArgs(args []string) (window, out string, err error) {
+	const how = "report takes --since <window> and optionally --out FILE, e.g. report --since 7d --out report.html"
+	for i := 0; i < len(args); i += 2 {
+		if i+1 >= len(args) || args[i+1] == "" {
+			return "", "", usageError(how)
+		}
+		switch args[i] {
+		case "--since":
+			window = args[i+1]
+		case "--out":
+			out = args[i+1]
+		default:
+			return "", "", usageError(fmt.Sprintf("report: unknown flag %q; %s", args[i], how))
+		}
+	}
+	if window == "" {
+		return "", "", usageError(how)
+	}
+	if _, err := agent.ParseWindow(window); err != nil {
+		return "", "", usageError("report: " + err.Error())
+	}
+	return window, out, nil
 }

@@ -15,7 +15,8 @@ func TestCommandLine(t *testing.T) {
 	if err := run(context.Background(), []string{"version"}, &out, &errb); err != nil || out.String() != version+"\n" {
 		t.Errorf("version: %q %v", out.String(), err)
 	}
-	for _, args := range [][]string{nil, {"bogus"}, {"resume"}, {"suspend", "a", "b"}, {"run", "extra"}, {"healthcheck"}, {"goodput"}, {"goodput", "7d"}, {"goodput", "--since"}, {"nccl-pairs"}, {"nccl-pairs", "a", "b"}} {
+	for _, args := range [][]string{nil, {"bogus"}, {"resume"}, {"suspend", "a", "b"}, {"run", "extra"}, {"healthcheck"}, {"goodput"}, {"goodput", "7d"}, {"goodput", "--since"}, {"nccl-pairs"}, {"nccl-pairs", "a", "b"},
+		{"report"}, {"report", "--out", "x.html"}, {"report", "--since"}, {"report", "--since", "7d", "--out"}, {"report", "--since", "7d", "--html", "x"}, {"report", "--since", "7y"}} {
 		var ue usageError
 		if err := run(context.Background(), args, &out, &errb); !errors.As(err, &ue) {
 			t.Errorf("%q: err = %v, want a usage error", args, err)
@@ -46,5 +47,19 @@ func TestEnvironmentFileFillsOnlyMissingLocations(t *testing.T) {
 	}
 	if os.Getenv("PATH") != path0 {
 		t.Error("PATH was taken from the file")
+	}
+}
+
+// A report that cannot be made (no sacct here) fails and writes no file.
+func TestReportFailsWithoutAFile(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	out := filepath.Join(t.TempDir(), "report.html")
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"report", "--out", out, "--since", "7d"}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "sacct") {
+		t.Errorf("report without sacct: %v, want an error naming sacct", err)
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(out)); len(entries) != 0 {
+		t.Errorf("a failed report left %v behind", entries)
 	}
 }

@@ -94,6 +94,7 @@ func (c *controller) accounting(ctx context.Context, cluster cc.Cluster, slurm a
 		c.acct.applied = spec
 	}
 	c.reportGoodput(ctx, cluster)
+	c.serveReport(ctx, cluster.Name)
 	return nil
 }
 

@@ -1,39 +1,38 @@
 package agent
 
 import (
-	"encoding/json"
+	"context"
+	"io"
+	"log/slog"
 	"testing"
-	"time"
 
-	"github.com/hypercompute/terraform-provider-hypercompute/internal/agent/cloudmon"
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
-	"github.com/hypercompute/terraform-provider-hypercompute/internal/recipes"
 )
 
-// A running job's progress becomes the job series the alert policies read; a job without progress
-// only reports whether it runs.
-func TestJobSamples(t *testing.T) {
-	now := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
-	p, _ := json.Marshal(recipes.Progress{Step: 120, LastLoss: 2.5, MFU: 0.4, IntervalSeconds: 600,
-		StartedAt: now.Add(-time.Hour).Format(time.RFC3339), LastCheckpointTime: now.Add(-5 * time.Minute).Format(time.RFC3339)})
-	got := map[string]float64{}
-	for _, s := range jobSamples(map[string]*jobRecord{
-		"tiny":   {Name: "tiny", Report: &cc.JobReport{State: "RUNNING", Progress: p}},
-		"queued": {Name: "queued", Report: &cc.JobReport{State: "PENDING"}},
-	}, now) {
-		got[s.Labels["recipe_job"]+" "+s.Name] = s.Value
+// The writer runs while cloud_monitoring is on, is started again when the interval changes, and
+// stops when it is turned off or the block goes away.
+func TestCloudMonitoringLifecycle(t *testing.T) {
+	h := &host{log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	ctx := context.Background()
+	h.cloudMonitoring(ctx, &h.cloud, "hc", &cc.Monitoring{CloudMonitoring: true})
+	if h.cloud.cancel == nil || h.cloud.starts != 1 || h.cloud.interval != cc.DefaultScrapeInterval*1e9 {
+		t.Fatalf("writer not started: %d starts, interval %s", h.cloud.starts, h.cloud.interval)
 	}
-	want := map[string]float64{
-		"tiny " + cloudmon.JobRunning: 1, "tiny " + cloudmon.JobStep: 120, "tiny " + cloudmon.JobLoss: 2.5, "tiny " + cloudmon.JobMFU: 0.4,
-		"tiny " + cloudmon.JobCheckpointInterval: 600, "tiny " + cloudmon.JobCheckpointAge: 300,
-		"tiny " + cloudmon.JobRunStart: float64(now.Add(-time.Hour).Unix()), "queued " + cloudmon.JobRunning: 0,
+	h.cloudMonitoring(ctx, &h.cloud, "hc", &cc.Monitoring{CloudMonitoring: true})
+	if h.cloud.starts != 1 {
+		t.Fatalf("the same settings started the writer again: %d starts", h.cloud.starts)
 	}
-	if len(got) != len(want) {
-		t.Fatalf("samples %v, want %v", got, want)
+	h.cloudMonitoring(ctx, &h.cloud, "hc", &cc.Monitoring{CloudMonitoring: true, ScrapeInterval: 60})
+	if h.cloud.cancel == nil || h.cloud.starts != 2 || h.cloud.interval != 60e9 {
+		t.Fatalf("a new interval did not restart the writer: %d starts, interval %s", h.cloud.starts, h.cloud.interval)
 	}
-	for k, v := range want {
-		if got[k] != v {
-			t.Errorf("%s = %v, want %v", k, got[k], v)
-		}
+	h.cloudMonitoring(ctx, &h.cloud, "hc", &cc.Monitoring{CloudMonitoring: false})
+	if h.cloud.cancel != nil {
+		t.Fatal("cloud_monitoring off left the writer running")
+	}
+	h.cloudMonitoring(ctx, &h.cloud, "hc", &cc.Monitoring{CloudMonitoring: true})
+	h.cloudMonitoring(ctx, &h.cloud, "hc", nil)
+	if h.cloud.cancel != nil {
+		t.Fatal("no monitoring block left the writer running")
 	}
 }

@@ -46,6 +46,10 @@ func (cp *compute) reconcile(ctx context.Context, n cc.Node, _ map[string]string
 	if err := syncScripts(n.Mounts, l); err != nil {
 		return err
 	}
+	// The user's script runs before slurmd: a node whose script fails takes no job.
+	if err := cp.runStartupScript(ctx, n.StartupScript, os.Stderr); err != nil {
+		return err
+	}
 	name, err := cp.md.InstanceName(ctx)
 	if err != nil {
 		return fmt.Errorf("reading this VM's name from the metadata server: %w", err)

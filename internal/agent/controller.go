@@ -69,10 +69,16 @@ type controller struct {
 	reportedNodes    map[string]string
 	// acct: the accounting setup done (accounting.go).
 	acct accountingState
+	// prometheusListen is where the Prometheus this agent started listens (controller_prometheus.go).
+	prometheusListen string
 	// rollRequeued are jobs requeued off nodes being replaced, still to release (drain_requeue.go).
 	rollRequeued map[int]bool
-	// cloud: the Cloud Monitoring writer (cloudmon.go).
-	cloud cloudMonState
+	// calendarActive: a calendar partition waits for or holds its capacity (calendar.go);
+	// calendarSignalled are the jobs told their calendar capacity ends.
+	calendarActive    bool
+	calendarSignalled map[int]bool
+	// report: the HTML report's listener (report_serve.go).
+	report reportServer
 }
 
 func newController(h *host) *controller {
@@ -117,7 +123,6 @@ func (c *controller) reconcile(ctx context.Context, n cc.Node, attrs map[string]
 	if err != nil {
 		return err
 	}
-	c.cloudMonitoring(ctx, &c.cloud, cluster.Name, cluster.Monitoring, c.jobSource())
 	policies, err := cc.DecodeHealthPolicies(attrs)
 	if err != nil {
 		return err
@@ -212,8 +217,16 @@ func (c *controller) reconcile(ctx context.Context, n cc.Node, attrs map[string]
 	if st.Applied != "" {
 		c.rep.set(ctx, cc.GuestAttrConfigHash, st.Applied)
 	}
+	// Monitoring never fails the pass: Slurm serves whatever Prometheus does.
+	if err := c.prometheus(ctx, cluster, parts, nodes); err != nil {
+		c.log.Warn("monitoring", "error", err.Error())
+	}
 	if c.drainPending, err = c.drains(ctx, l, parts, nodes); err != nil {
 		return err
+	}
+	if c.calendarActive, err = c.calendars(ctx, cluster, parts, nodes); err != nil {
+		// The next pass tries again; slurmctld serves meanwhile.
+		c.log.Warn("calendar partitions", "error", err.Error())
 	}
 	if c.sched == nil {
 		c.sched = newSlurmJobs(l)
@@ -306,6 +319,9 @@ func (c *controller) nextCheck() time.Duration {
 	}
 	if c.acct.applied != "" {
 		next = min(next, goodputEvery)
+	}
+	if c.calendarActive {
+		next = min(next, calendarWatch)
 	}
 	return next
 }

@@ -39,6 +39,8 @@ type supervisor interface {
 	// start starts d unless it is running; restart always (re)starts it.
 	start(ctx context.Context, d daemon) error
 	restart(ctx context.Context, d daemon) error
+	// stop stops d where it runs (a daemon a configuration no longer asks for).
+	stop(ctx context.Context, d daemon) error
 	// describe says where to look when d misbehaves (its output's tail).
 	describe(d daemon) string
 }
@@ -111,6 +113,16 @@ func (p *processSupervisor) restart(ctx context.Context, d daemon) error {
 		}
 	}
 	return p.launch(d)
+}
+
+func (p *processSupervisor) stop(ctx context.Context, d daemon) error {
+	if pid := p.pid(d); pid != 0 {
+		if err := stopProcess(ctx, pid, filepath.Base(d.Argv[0]), 15*time.Second); err != nil {
+			return fmt.Errorf("stopping %s: %w", d.Name, err)
+		}
+	}
+	os.Remove(p.pidFile(d))
+	return nil
 }
 
 func (p *processSupervisor) launch(d daemon) error {
@@ -278,6 +290,16 @@ func (s *systemdSupervisor) restart(ctx context.Context, d daemon) error {
 	}
 	if _, err := runCommand(ctx, nil, "systemctl", "restart", d.Name+".service"); err != nil {
 		return fmt.Errorf("%w; %s", err, s.describe(d))
+	}
+	return nil
+}
+
+func (s *systemdSupervisor) stop(ctx context.Context, d daemon) error {
+	if _, err := os.Stat(s.unitPath(d)); err != nil {
+		return nil
+	}
+	if _, err := runCommand(ctx, nil, "systemctl", "stop", d.Name+".service"); err != nil {
+		return fmt.Errorf("stopping %s: %w", d.Name, err)
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/metrics"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/recipes"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/slurm"
 )
@@ -22,7 +23,7 @@ import (
 // sacctFields are the columns goodput reads, in this order, from
 // `sacct -a -X -D -P -n -o <fields>`: one line per attempt of each job (-D keeps the attempts a
 // requeue ended), allocations only (-X).
-var sacctFields = []string{"JobIDRaw", "JobName", "Partition", "State", "Eligible", "Start", "End", "ElapsedRaw", "WorkDir"}
+var sacctFields = []string{"JobIDRaw", "JobName", "Partition", "State", "Eligible", "Start", "End", "ElapsedRaw", "WorkDir", "NNodes"}
 
 // sacctTimeLayout is sacct's default time format (SLURM_TIME_FORMAT unset), in local time.
 const sacctTimeLayout = "2006-01-02T15:04:05"
@@ -32,6 +33,7 @@ type attempt struct {
 	jobID, name, partition, state, workDir string
 	eligible, start, end                   time.Time // zero when sacct says Unknown or None
 	elapsed                                float64
+	nodes                                  int // the allocation's node count (the report's utilisation)
 }
 
 // interruptedStates end an attempt whose work is redone by the next one.
@@ -53,6 +55,11 @@ func parseSacct(out string) ([]attempt, error) {
 			return nil, fmt.Errorf("sacct line %d: ElapsedRaw %q is not a number", n+1, f[7])
 		}
 		a := attempt{jobID: f[0], name: f[1], partition: f[2], workDir: f[8], elapsed: elapsed}
+		// Should sacct show a pending job's requested range (--nodes=2-4), count its least.
+		least, _, _ := strings.Cut(f[9], "-")
+		if a.nodes, err = strconv.Atoi(least); err != nil || a.nodes < 0 {
+			return nil, fmt.Errorf("sacct line %d: NNodes %q is not a node count", n+1, f[9])
+		}
 		// "CANCELLED by 0" → CANCELLED.
 		if a.state, _, _ = strings.Cut(f[3], " "); a.state == "" {
 			return nil, fmt.Errorf("sacct line %d has no state", n+1)
@@ -94,15 +101,8 @@ func progressIn(runDirs map[string]string) progressLost {
 // (a resubmission, a new generation), so the file's run total is no job's figure: only its
 // per-job split counts, and a file without one (an older trainer) gives nothing.
 func readProgressLost(workDir, jobID string) (float64, bool) {
-	if workDir == "" {
-		return 0, false
-	}
-	b, err := os.ReadFile(filepath.Join(workDir, recipes.ProgressFile))
-	if err != nil {
-		return 0, false
-	}
-	var p recipes.Progress
-	if json.Unmarshal(b, &p) != nil || p.LostByJob == nil {
+	p, ok := readProgressFile(workDir)
+	if !ok || p.LostByJob == nil {
 		return 0, false
 	}
 	if l, ok := p.LostByJob[jobID]; ok {
@@ -131,18 +131,25 @@ func programIn(runDirs map[string]string) progressProgram {
 // it is charged to the Slurm job that wrote the file last: an earlier job of the same run
 // directory reports none rather than the whole run's.
 func readProgressProgram(workDir, jobID string) (float64, float64, bool) {
-	if workDir == "" {
-		return 0, 0, false
-	}
-	b, err := os.ReadFile(filepath.Join(workDir, recipes.ProgressFile))
-	if err != nil {
-		return 0, 0, false
-	}
-	var p recipes.Progress
-	if json.Unmarshal(b, &p) != nil || p.SlurmJobID != jobID || !(p.MFU > 0) || !(p.TrainSeconds > 0) {
+	p, ok := readProgressFile(workDir)
+	if !ok || p.SlurmJobID != jobID || !(p.MFU > 0) || !(p.TrainSeconds > 0) {
 		return 0, 0, false
 	}
 	return p.MFU, p.TrainSeconds, true
+}
+
+// readProgressFile reads the recipe progress file in a run directory; false when there is none
+// that decodes.
+func readProgressFile(workDir string) (recipes.Progress, bool) {
+	var p recipes.Progress
+	if workDir == "" {
+		return p, false
+	}
+	b, err := os.ReadFile(filepath.Join(workDir, recipes.ProgressFile))
+	if err != nil || json.Unmarshal(b, &p) != nil {
+		return recipes.Progress{}, false
+	}
+	return p, true
 }
 
 // computeGoodput turns attempts into a report. now stands for the wait of a job still pending.
@@ -265,19 +272,27 @@ func measureGoodput(ctx context.Context, cli slurm.CLI, window string, now time.
 	return computeGoodput(as, window, since, now, progressIn(runDirs), programIn(runDirs)), nil
 }
 
+// inWindow is how much of [start, end] lies in [since, now]; a zero end is still open (now), a
+// zero start never began.
+func inWindow(start, end, since, now time.Time) time.Duration {
+	if start.IsZero() {
+		return 0
+	}
+	if end.IsZero() || end.After(now) {
+		end = now
+	}
+	if start.Before(since) {
+		start = since
+	}
+	return max(0, end.Sub(start))
+}
+
 // repairFigures sums the health policy's repairs that overlap [since, now] per partition.
 func repairFigures(st *healthState, since, now time.Time) map[string]cc.RepairFigures {
 	out := map[string]cc.RepairFigures{}
 	for _, r := range append(append([]HealthRepair{}, st.Done...), st.InProgress...) {
-		end := r.Finished
-		if end.IsZero() || end.After(now) {
-			end = now
-		}
-		start := r.Started
-		if start.Before(since) {
-			start = since
-		}
-		if r.Started.IsZero() || !end.After(start) {
+		d := inWindow(r.Started, r.Finished, since, now)
+		if d <= 0 {
 			continue
 		}
 		partition := ""
@@ -286,7 +301,7 @@ func repairFigures(st *healthState, since, now time.Time) map[string]cc.RepairFi
 		}
 		f := out[partition]
 		f.Repairs++
-		f.NodeSeconds += end.Sub(start).Seconds()
+		f.NodeSeconds += d.Seconds()
 		out[partition] = f
 	}
 	if len(out) == 0 {
@@ -310,6 +325,12 @@ func (c *controller) reportGoodput(ctx context.Context, cluster cc.Cluster) {
 			runDirs[strconv.Itoa(rec.JobID)] = rec.RunDir
 		}
 	}
+	var series []metrics.Goodput
+	defer func() {
+		if len(series) == len(cc.GoodputWindows) {
+			c.metrics().SetGoodput(series)
+		}
+	}()
 	for _, w := range cc.GoodputWindows {
 		r, err := measureGoodput(ctx, slurm.CLI{Conf: clientConf, Run: runCommand}, w, now, runDirs)
 		if err != nil {
@@ -319,6 +340,11 @@ func (c *controller) reportGoodput(ctx context.Context, cluster cc.Cluster) {
 		if since, err := time.Parse(time.RFC3339, r.Since); err == nil {
 			r.Repairs = repairFigures(c.loadHealth(), since, now)
 		}
+		g := metrics.Goodput{Window: w, Scheduling: r.Total.Scheduling, Runtime: r.Total.Runtime, Program: r.Total.Program, Partitions: map[string]float64{}}
+		for p, f := range r.Partitions {
+			g.Partitions[p] = f.Runtime
+		}
+		series = append(series, g)
 		v, err := cc.EncodeGoodputReport(r)
 		if err != nil {
 			c.log.Warn("encoding the goodput report", "window", w, "error", err.Error())

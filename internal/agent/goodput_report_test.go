@@ -13,17 +13,17 @@ import (
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/recipes"
 )
 
-// A sample of `sacct -a -X -D -P -n -o JobIDRaw,JobName,Partition,State,Eligible,Start,End,ElapsedRaw,WorkDir`
+// A sample of `sacct -a -X -D -P -n -o JobIDRaw,JobName,Partition,State,Eligible,Start,End,ElapsedRaw,WorkDir,NNodes`
 // as Slurm 22.05 prints it: job 7 ran 100 s after waiting 20 s; job 8 was requeued after 300 s
 // (its first run all lost), waited 60 s and then ran 200 s; job 9 is a recipe requeued once whose
-// progress file says 45 s were redone; job 10 was cancelled while pending; job 11 still waits.
-const sacctSample = `7|train|gpu|COMPLETED|2026-12-01T10:00:00|2026-12-01T10:00:20|2026-12-01T10:02:00|100|/home/u/a
-8|sweep|gpu|REQUEUED|2026-12-01T10:00:00|2026-12-01T10:00:00|2026-12-01T10:05:00|300|/home/u/b
-8|sweep|gpu|COMPLETED|2026-12-01T10:05:00|2026-12-01T10:06:00|2026-12-01T10:09:20|200|/home/u/b
-9|llama|gpu|NODE_FAIL|2026-12-01T11:00:00|2026-12-01T11:00:10|2026-12-01T11:10:10|600|/lustre/runs/llama
-9|llama|gpu|COMPLETED|2026-12-01T11:10:10|2026-12-01T11:10:40|2026-12-01T11:30:40|1200|/lustre/runs/llama
-10|dbg|debug|CANCELLED by 0|2026-12-01T12:00:00|None|2026-12-01T12:00:30|0|/home/u
-11|dbg|debug|PENDING|2026-12-01T12:59:00|Unknown|Unknown|0|/home/u
+// progress file says 45 s were redone; job 10 was cancelled while pending; job 11 still waits (for 1 to 3 nodes).
+const sacctSample = `7|train|gpu|COMPLETED|2026-12-01T10:00:00|2026-12-01T10:00:20|2026-12-01T10:02:00|100|/home/u/a|2
+8|sweep|gpu|REQUEUED|2026-12-01T10:00:00|2026-12-01T10:00:00|2026-12-01T10:05:00|300|/home/u/b|2
+8|sweep|gpu|COMPLETED|2026-12-01T10:05:00|2026-12-01T10:06:00|2026-12-01T10:09:20|200|/home/u/b|2
+9|llama|gpu|NODE_FAIL|2026-12-01T11:00:00|2026-12-01T11:00:10|2026-12-01T11:10:10|600|/lustre/runs/llama|2
+9|llama|gpu|COMPLETED|2026-12-01T11:10:10|2026-12-01T11:10:40|2026-12-01T11:30:40|1200|/lustre/runs/llama|2
+10|dbg|debug|CANCELLED by 0|2026-12-01T12:00:00|None|2026-12-01T12:00:30|0|/home/u|1
+11|dbg|debug|PENDING|2026-12-01T12:59:00|Unknown|Unknown|0|/home/u|1-3
 `
 
 func TestGoodputFromSacct(t *testing.T) {
@@ -113,9 +113,10 @@ func TestGoodputFromSacct(t *testing.T) {
 func TestSacctParseErrors(t *testing.T) {
 	for name, in := range map[string]string{
 		"too few fields":   "7|train|gpu|COMPLETED\n",
-		"elapsed not int":  "7|train|gpu|COMPLETED|2026-12-01T10:00:00|2026-12-01T10:00:20|None|abc|/h\n",
-		"bad time":         "7|train|gpu|COMPLETED|yesterday|2026-12-01T10:00:20|None|1|/h\n",
-		"no state at all ": "7|train|gpu||2026-12-01T10:00:00|2026-12-01T10:00:20|None|1|/h\n",
+		"elapsed not int":  "7|train|gpu|COMPLETED|2026-12-01T10:00:00|2026-12-01T10:00:20|None|abc|/h|1\n",
+		"bad time":         "7|train|gpu|COMPLETED|yesterday|2026-12-01T10:00:20|None|1|/h|1\n",
+		"no state at all ": "7|train|gpu||2026-12-01T10:00:00|2026-12-01T10:00:20|None|1|/h|1\n",
+		"nodes not int":    "7|train|gpu|COMPLETED|2026-12-01T10:00:00|2026-12-01T10:00:20|None|1|/h|two\n",
 	} {
 		if _, err := parseSacct(in); err == nil {
 			t.Errorf("%s: parsed", name)

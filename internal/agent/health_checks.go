@@ -50,8 +50,10 @@ type healthSkip struct {
 // healthRunner runs checks on this node; its commands are replaceable in tests.
 type healthRunner struct {
 	gpus int
-	// skipped collects the checks of the last run that did not apply.
+	// skipped collects the checks of the last run that did not apply; results every check's
+	// outcome and duration, for the node's metrics.
 	skipped []healthSkip
+	results []checkRun
 	// tool runs a GPU tool and returns its standard output.
 	tool func(ctx context.Context, name string, args ...string) (string, error)
 	// alive reports whether a daemon runs on this node.
@@ -73,9 +75,12 @@ func runTool(ctx context.Context, name string, args ...string) (string, error) {
 // run runs the checks and returns those that failed.
 func (r *healthRunner) run(ctx context.Context, checks []cc.HealthCheckSpec) []healthFailure {
 	var out []healthFailure
-	r.skipped = nil
+	r.skipped, r.results = nil, nil
 	for _, c := range checks {
-		if ev := r.check(ctx, c); ev != "" {
+		start := time.Now()
+		ev := r.check(ctx, c)
+		r.results = append(r.results, checkRun{Check: c.Name, Passed: ev == "", Seconds: time.Since(start).Seconds(), Time: start.UTC()})
+		if ev != "" {
 			out = append(out, healthFailure{Check: c.Name, Evidence: ev})
 		}
 	}

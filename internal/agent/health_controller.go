@@ -115,6 +115,7 @@ func (c *controller) healthPass(ctx context.Context, cluster cc.Cluster, parts [
 				continue
 			}
 			r.Result = "ok"
+			c.metrics().Repair(nodePart[r.Node], r.Action, "ok", false)
 			resumed[r.Node] = true
 			if rec := st.Nodes[r.Node]; rec != nil {
 				rec.InService = now
@@ -123,6 +124,7 @@ func (c *controller) healthPass(ctx context.Context, cluster cc.Cluster, parts [
 			c.log.Info("health repair done; node back in service", "node", r.Node, "action", r.Action)
 		} else {
 			r.Result = "failed"
+			c.metrics().Repair(nodePart[r.Node], r.Action, "failed", false)
 			st.Events = append(st.Events, HealthEvent{Time: now, Node: r.Node, Kind: "repair-failed", Action: r.Action, Detail: detail})
 			c.log.Warn("health repair failed", "node", r.Node, "action", r.Action, "detail", detail)
 		}
@@ -153,6 +155,7 @@ func (c *controller) healthPass(ctx context.Context, cluster cc.Cluster, parts [
 		if rec.LastFailure != reason {
 			rec.LastFailure, rec.LastFailedAt, rec.InService = reason, now, time.Time{}
 			st.Events = append(st.Events, HealthEvent{Time: now, Node: n, Kind: "detected", Check: check, Detail: reason})
+			c.metrics().HealthDrain(nodePart[n], check)
 			c.log.Warn("health check failed", "node", n, "reason", reason)
 		}
 		ph, ok := c.plan.Partitions[nodePart[n]]
@@ -192,8 +195,11 @@ func (c *controller) healthPass(ctx context.Context, cluster cc.Cluster, parts [
 		rec.RequeuedAt, rec.Requeued = time.Time{}, nil
 		r, err := c.startRepair(ctx, cluster, parts, byPart[nodePart[n]], n, action, check)
 		r.Check, r.Reason, r.Started = check, reason, now
+		escalated := action != checkAction(ph, check)
+		c.metrics().Repair(nodePart[n], action, "started", escalated)
 		if err != nil {
 			r.Finished, r.Result = now, "failed"
+			c.metrics().Repair(nodePart[n], action, "failed", false)
 			st.Done = append(st.Done, r)
 			st.Events = append(st.Events, HealthEvent{Time: now, Node: n, Kind: "repair-failed", Action: action, Detail: err.Error()})
 			c.log.Warn("starting a health repair failed", "node", n, "action", action, "error", err.Error())

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path"
 	"slices"
@@ -214,7 +215,19 @@ func NCCLPairs(ctx context.Context, partition string, stdout io.Writer) error {
 	if check == nil {
 		return fmt.Errorf("the health policy %s of partition %s has no nccl check (GPU checks are dropped on partitions without GPUs)", ph.Policy, partition)
 	}
-	nodes, err := slurmCLI(l).PartitionNodes(ctx, partition, "idle")
+	// partition names a node set; one that joined another Slurm partition is found by its nodes.
+	var nodes []string
+	if set, ok := nodeSet(cc.PartitionsOf(cluster.Name, attrs), partition); ok && set.SlurmName() != set.Name {
+		var all map[string]slurm.NodeInfo
+		all, err = slurmCLI(l).Nodes(ctx, set.AllNodeNames(cluster.Name))
+		for _, n := range slices.Sorted(maps.Keys(all)) {
+			if all[n].State == "idle" {
+				nodes = append(nodes, n)
+			}
+		}
+	} else {
+		nodes, err = slurmCLI(l).PartitionNodes(ctx, partition, "idle")
+	}
 	if err != nil {
 		return err
 	}
@@ -258,4 +271,13 @@ func readControllerHealthPlan(l cc.Layout) (cc.HealthPlan, error) {
 		return plan, fmt.Errorf("%s: %w", p, err)
 	}
 	return plan, nil
+}
+
+func nodeSet(parts []cc.Partition, name string) (cc.Partition, bool) {
+	for _, p := range parts {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return cc.Partition{}, false
 }

@@ -75,6 +75,7 @@ func runNodeHealth(ctx context.Context, n cc.Node, schedule string) ([]healthFai
 	}
 	r := newHealthRunner(ph.GPUs)
 	failures := r.run(ctx, ph.ChecksFor(schedule))
+	recordCheckRuns(StateDir, schedule, r.results)
 	return failures, r.skipped, nil
 }
 

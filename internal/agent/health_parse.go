@@ -28,21 +28,15 @@ type gpuRow struct {
 
 // parseGPUQuery parses `nvidia-smi --query-gpu=<gpuQueryFields> --format=csv,noheader,nounits`.
 func parseGPUQuery(out string) ([]gpuRow, error) {
-	r := csv.NewReader(strings.NewReader(out))
-	r.TrimLeadingSpace = true
-	r.FieldsPerRecord = len(gpuQueryFields)
-	recs, err := r.ReadAll()
+	recs, err := parseGPUCSV(out, len(gpuQueryFields))
 	if err != nil {
-		return nil, fmt.Errorf("nvidia-smi --query-gpu output: %w", err)
+		return nil, err
 	}
 	rows := make([]gpuRow, 0, len(recs))
 	for _, rec := range recs {
-		idx, err := strconv.Atoi(strings.TrimSpace(rec[0]))
-		if err != nil {
-			return nil, fmt.Errorf("nvidia-smi --query-gpu output: index %q is not a number", rec[0])
-		}
-		g := gpuRow{Index: idx, Name: strings.TrimSpace(rec[1]), UUID: strings.TrimSpace(rec[2]), UncorrectedECC: -1}
-		if v := strings.TrimSpace(rec[3]); !strings.HasPrefix(v, "[") {
+		idx, _ := strconv.Atoi(rec[0])
+		g := gpuRow{Index: idx, Name: rec[1], UUID: rec[2], UncorrectedECC: -1}
+		if v := rec[3]; !strings.HasPrefix(v, "[") {
 			if g.UncorrectedECC, err = strconv.Atoi(v); err != nil {
 				return nil, fmt.Errorf("nvidia-smi --query-gpu output: GPU %d: ECC count %q is not a number", idx, v)
 			}
@@ -50,6 +44,27 @@ func parseGPUQuery(out string) ([]gpuRow, error) {
 		rows = append(rows, g)
 	}
 	return rows, nil
+}
+
+// parseGPUCSV splits `nvidia-smi --query-gpu=... --format=csv,noheader,nounits` into trimmed
+// fields, n per GPU, the first of which is the GPU's index.
+func parseGPUCSV(out string, n int) ([][]string, error) {
+	r := csv.NewReader(strings.NewReader(out))
+	r.TrimLeadingSpace = true
+	r.FieldsPerRecord = n
+	recs, err := r.ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("nvidia-smi --query-gpu output: %w", err)
+	}
+	for _, rec := range recs {
+		for i := range rec {
+			rec[i] = strings.TrimSpace(rec[i])
+		}
+		if _, err := strconv.Atoi(rec[0]); err != nil {
+			return nil, fmt.Errorf("nvidia-smi --query-gpu output: index %q is not a number", rec[0])
+		}
+	}
+	return recs, nil
 }
 
 // xidRE matches the driver's kernel log line for an XID event: "NVRM: Xid (PCI:0000:04:00): 79, pid=...".
@@ -222,6 +237,17 @@ type nvlinkErrors struct {
 // then "Link L: <Kind> Errors: C" lines) and returns the largest counter; ok is false when the
 // output lists no counter.
 func parseNVLinkErrors(out string) (worst nvlinkErrors, ok bool) {
+	for _, c := range nvlinkCounters(out) {
+		if !ok || c.Count > worst.Count {
+			worst, ok = c, true
+		}
+	}
+	return worst, ok
+}
+
+// nvlinkCounters is every counter line of `nvidia-smi nvlink -e`, with its GPU.
+func nvlinkCounters(out string) []nvlinkErrors {
+	var all []nvlinkErrors
 	gpu := -1
 	for _, line := range strings.Split(out, "\n") {
 		if m := nvlinkGPURE.FindStringSubmatch(line); m != nil {
@@ -234,9 +260,7 @@ func parseNVLinkErrors(out string) (worst nvlinkErrors, ok bool) {
 		}
 		link, _ := strconv.Atoi(m[1])
 		n, _ := strconv.Atoi(m[3])
-		if !ok || n > worst.Count {
-			worst, ok = nvlinkErrors{GPU: gpu, Link: link, Kind: strings.TrimSpace(m[2]), Count: n}, true
-		}
+		all = append(all, nvlinkErrors{GPU: gpu, Link: link, Kind: strings.TrimSpace(m[2]), Count: n})
 	}
-	return worst, ok
+	return all
 }

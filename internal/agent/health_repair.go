@@ -21,12 +21,7 @@ import (
 // nextAction is the repair a node's failure takes: the check's action, or the next step of the
 // policy's escalation ladder when the node was repaired within the escalation window.
 func nextAction(pol cc.HealthPolicy, ph cc.PartitionHealth, check, node string, done []HealthRepair, now time.Time) string {
-	action := cc.ActionDrain
-	for _, c := range ph.Checks {
-		if c.Name == check {
-			action = c.Action
-		}
-	}
+	action := checkAction(ph, check)
 	if len(pol.Escalation) == 0 || action == cc.ActionDrain {
 		return action
 	}
@@ -42,6 +37,18 @@ func nextAction(pol cc.HealthPolicy, ph cc.PartitionHealth, check, node string, 
 		}
 		step := slices.Index(pol.Escalation, r.Action)
 		return pol.Escalation[min(step+1, len(pol.Escalation)-1)]
+	}
+	return action
+}
+
+// checkAction is the repair a check's failure takes before any escalation (drain for a check the
+// partition does not run).
+func checkAction(ph cc.PartitionHealth, check string) string {
+	action := cc.ActionDrain
+	for _, c := range ph.Checks {
+		if c.Name == check {
+			action = c.Action
+		}
 	}
 	return action
 }

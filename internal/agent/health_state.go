@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"time"
@@ -40,13 +41,25 @@ const maxHealthRecords = 200
 func (c *controller) healthStatePath() string { return filepath.Join(c.stateDir, "health-state.json") }
 
 func (c *controller) loadHealth() *healthState {
-	s := &healthState{Nodes: map[string]*nodeRecord{}}
-	if b, err := os.ReadFile(c.healthStatePath()); err == nil {
-		if json.Unmarshal(b, s) != nil || s.Nodes == nil {
-			s = &healthState{Nodes: map[string]*nodeRecord{}}
-		}
+	s, err := readHealthState(c.healthStatePath())
+	if err != nil {
+		return &healthState{Nodes: map[string]*nodeRecord{}}
 	}
 	return s
+}
+
+// readHealthState reads the health records at path (the report reads them outside a controller
+// pass too). A file without a nodes map is no record.
+func readHealthState(path string) (*healthState, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	s := &healthState{}
+	if err := json.Unmarshal(b, s); err != nil || s.Nodes == nil {
+		return nil, fmt.Errorf("health records %s are not readable JSON", path)
+	}
+	return s, nil
 }
 
 func (c *controller) saveHealth(s *healthState) error {

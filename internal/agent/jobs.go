@@ -24,10 +24,14 @@ const jobsPending = 2 * time.Second
 // (stateDir/jobs/<name>.json), so a restarted agent neither submits a job
 // twice nor forgets one it must cancel.
 type jobRecord struct {
-	Name       string        `json:"name"`
-	Generation string        `json:"generation"`
-	JobID      int           `json:"job_id,omitempty"`
-	RunDir     string        `json:"run_dir,omitempty"`
+	Name       string `json:"name"`
+	Generation string `json:"generation"`
+	JobID      int    `json:"job_id,omitempty"`
+	RunDir     string `json:"run_dir,omitempty"`
+	// Partition and MetricsDir (where the trainer's metrics.jsonl goes) label and feed the job's
+	// metrics.
+	Partition  string        `json:"partition,omitempty"`
+	MetricsDir string        `json:"metrics_dir,omitempty"`
 	Report     *cc.JobReport `json:"report,omitempty"`
 	// Cancelled: the key is gone and scancel was sent.
 	Cancelled bool `json:"cancelled,omitempty"`
@@ -132,7 +136,7 @@ func decodeJob(name, v string) (recipes.Job, error) {
 // be rendered or that Slurm refuses is reported REJECTED with the reason,
 // and not tried again until its spec changes.
 func (c *controller) submitJob(ctx context.Context, sched jobScheduler, dir string, j recipes.Job) *jobRecord {
-	rec := &jobRecord{Name: j.Name, Generation: j.Generation, RunDir: j.RunDir}
+	rec := &jobRecord{Name: j.Name, Generation: j.Generation, RunDir: j.RunDir, Partition: j.Partition, MetricsDir: j.TensorBoardDir}
 	reject := func(err error) *jobRecord {
 		c.log.Error("recipe job rejected", "job", j.Name, "generation", j.Generation, "error", err.Error())
 		rec.Report = &cc.JobReport{Generation: j.Generation, State: cc.JobStateRejected, Error: clipText(err.Error(), maxJobError)}
@@ -336,6 +340,8 @@ func readProgress(runDir string) (json.RawMessage, bool) {
 	// The per-job split is goodput's (read from the file itself) and grows with every job
 	// the run directory saw; the report has a 4 KB budget.
 	p.LostByJob = nil
+	// So is the loss history (the HTML report's, read from the file too).
+	p.History, p.CheckpointSteps = nil, nil
 	compact, err := json.Marshal(p)
 	return compact, err == nil
 }

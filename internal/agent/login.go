@@ -40,6 +40,9 @@ func (lg *login) reconcile(ctx context.Context, n cc.Node, _ map[string]string) 
 	if err := waitSinfo(ctx, conf, n.Controller.Hostname, lg.keyWait); err != nil {
 		return err
 	}
+	if err := lg.runStartupScript(ctx, n.StartupScript, os.Stderr); err != nil {
+		return err
+	}
 	lg.rep.ready(ctx)
 	return nil
 }

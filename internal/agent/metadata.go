@@ -146,3 +146,8 @@ func (m *Metadata) GuestAttributes(ctx context.Context) (map[string]string, erro
 	}
 	return decodeAttributes(v)
 }
+
+// InternalIP is the VM's primary internal address, where it serves the cluster's own ports.
+func (m *Metadata) InternalIP(ctx context.Context) (string, error) {
+	return m.client.InternalIPWithContext(ctx)
+}

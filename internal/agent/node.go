@@ -3,9 +3,11 @@ package agent
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/metrics"
 )
 
 // host is what every role works with on this VM.
@@ -21,6 +23,15 @@ type host struct {
 	// keyWait bounds how long login and compute VMs wait for the
 	// controller's munge key and Slurm files.
 	keyWait time.Duration
+	// The HTTP server (metrics_server.go), the metrics registry and its samplers.
+	http         httpServer
+	reg          *metrics.Registry
+	regOnce      sync.Once
+	samplersOnce sync.Once
+	// listenIP replaces the metadata's internal address (tests).
+	listenIP string
+	// cloud is the Cloud Monitoring writer of the registry's key series (cloudmon.go).
+	cloud cloudMonState
 }
 
 // role drives the VM towards its configuration. reconcile is called with

@@ -116,7 +116,10 @@ func Run(ctx context.Context, opts Options) error {
 				current, roleOf = newRole(h, n.Role), n.Role
 				log.Info("node config", "role", n.Role, "cluster", n.Cluster, "controller", n.Controller.Hostname)
 			}
-			return current.reconcile(ctx, n, attrs)
+			err = current.reconcile(ctx, n, attrs)
+			// Metrics follow the cluster's monitoring block on every VM, whatever the pass did.
+			h.monitor(ctx, n, attrs)
+			return err
 		}()
 		if ctx.Err() != nil {
 			return nil

@@ -27,6 +27,19 @@ func (a Applied) Hash() string { return HashFiles(a.Files) }
 // partitions and its health policies (when they ask for node checks, slurm.conf's
 // HealthCheckProgram hook, the checks' scripts and the resolved plan are part of the files).
 func Render(c Cluster, parts []Partition, policies []HealthPolicy) (Applied, error) {
+	a, err := render(c, parts, policies)
+	if err != nil || c.Monitoring == nil {
+		return a, err
+	}
+	b, err := json.MarshalIndent(c.Monitoring, "", "  ")
+	if err != nil {
+		return Applied{}, err
+	}
+	a.Files[path.Join(a.Cluster.Layout.ConfDir, SharedMonitoring)] = append(b, '\n')
+	return a, nil
+}
+
+func render(c Cluster, parts []Partition, policies []HealthPolicy) (Applied, error) {
 	c = c.WithDefaults()
 	files, err := RenderFiles(c, parts)
 	if err != nil {

@@ -170,5 +170,11 @@ func Scripts(c Cluster) map[string][]byte {
 	if c.Slurm.Epilog != "" {
 		out[path.Join(c.Layout.EpilogDir, ClusterEpilogScript)] = []byte(c.Slurm.Epilog)
 	}
+	if len(c.Slurm.PrologScripts) > 0 {
+		out[path.Join(c.Layout.PrologDir, ClusterPrologScript)] = ScriptRunner("prolog", c.Slurm.PrologScripts)
+	}
+	if len(c.Slurm.EpilogScripts) > 0 {
+		out[path.Join(c.Layout.EpilogDir, ClusterEpilogScript)] = ScriptRunner("epilog", c.Slurm.EpilogScripts)
+	}
 	return out
 }

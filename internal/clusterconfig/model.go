@@ -33,6 +33,8 @@ type Cluster struct {
 	Health *HealthCheck  `json:"health_check,omitempty"`
 	// Accounting is slurmdbd and its database (accounting.go); nil keeps no records.
 	Accounting *Accounting `json:"accounting,omitempty"`
+	// LoginStartupScript runs on each login VM (Node.StartupScript).
+	LoginStartupScript string `json:"login_startup_script,omitempty"`
 	// Monitoring is metrics, Prometheus and Cloud Monitoring (monitoring.go); nil: none.
 	Monitoring *Monitoring `json:"monitoring,omitempty"`
 	Layout     Layout      `json:"layout,omitzero"`
@@ -65,6 +67,11 @@ type SlurmSettings struct {
 	// them under Layout.PrologDir/EpilogDir and slurm.conf points there.
 	Prolog string `json:"prolog,omitempty"`
 	Epilog string `json:"epilog,omitempty"`
+	// PrologScripts and EpilogScripts are ordered lists of script contents, run one after the
+	// other by a runner in Layout.PrologDir/EpilogDir (scripts.go); the first to fail fails the
+	// prolog. Not together with Prolog/Epilog.
+	PrologScripts []string `json:"prolog_scripts,omitempty"`
+	EpilogScripts []string `json:"epilog_scripts,omitempty"`
 	// Extra holds further slurm.conf settings, checked by
 	// ValidateExtraSlurmSettings.
 	Extra map[string]string `json:"extra,omitempty"`
@@ -115,13 +122,23 @@ type AgentRef struct {
 	SHA256 string `json:"sha256"`
 }
 
-// Partition is one Slurm partition and its node set, owned by one
-// hypercompute_node_partition. Each is written under a metadata key of its
-// own (PartitionKey) on the controller.
+// Partition is one node set, owned by one hypercompute_node_partition, and the Slurm partition it
+// forms or joins (SlurmPartition; nodesets.go). Each is written under a metadata key of its own
+// (PartitionKey) on the controller. Name is the node set's own name: its key, node names, guest
+// attributes and health policies use it; only Slurm's PartitionName uses SlurmName().
 type Partition struct {
 	Schema      int    `json:"schema"`
 	Name        string `json:"name"`
 	MachineType string `json:"machine_type"`
+	// SlurmPartition is the Slurm partition the node set's nodes belong to; empty means Name, so a
+	// key written before node sets existed forms its own partition as it always did.
+	SlurmPartition string `json:"slurm_partition,omitempty"`
+	// Weight is the Slurm node Weight of the node set's nodes (lowest allocated first); 0 means
+	// DefaultWeight(Provisioning).
+	Weight int `json:"weight,omitempty"`
+	// Provisioning is how the VMs are obtained (ProvisioningStandard, ...); it sets the default
+	// Weight. Empty (a key written before node sets existed): no Weight is rendered (Slurm's 1).
+	Provisioning string `json:"provisioning,omitempty"`
 	// NodeNamePrefix names the nodes <prefix>-<index> (static) and
 	// <prefix>-d<index> (dynamic); empty means NodeNamePrefix(cluster, Name).
 	NodeNamePrefix string `json:"node_name_prefix,omitempty"`
@@ -165,6 +182,10 @@ type Partition struct {
 	// Drain asks the controller's agent to drain nodes the provider is
 	// about to delete (a scale-down); see Drain.
 	Drain *Drain `json:"drain,omitempty"`
+	// Calendar: the partition's capacity is a calendar-mode future reservation (calendar.go).
+	Calendar *Calendar `json:"calendar,omitempty"`
+	// StartupScript runs on each of the partition's nodes (Node.StartupScript).
+	StartupScript string `json:"startup_script,omitempty"`
 }
 
 // Node is the hypercompute-node metadata value every VM gets: enough for
@@ -197,6 +218,10 @@ type Node struct {
 	// system that does not mount before it reports the failure; 0 means
 	// DefaultMountTimeout.
 	MountTimeout int `json:"mount_timeout,omitempty"`
+	// StartupScript is the user's script this node runs once per boot after its own
+	// bootstrap and before it joins Slurm (startup_script.go); from its partition or the
+	// cluster's login settings.
+	StartupScript string `json:"startup_script,omitempty"`
 }
 
 // DefaultMountTimeout: a Filestore or Lustre instance that was just

@@ -31,6 +31,11 @@ type Monitoring struct {
 	NotificationChannels []string `json:"notification_channels,omitempty"`
 }
 
+// SharedMonitoring is the monitoring block as the controller publishes it beside slurm.conf on
+// /home, for login and compute VMs, which never read the cluster's config: their agents serve
+// metrics on its port while it exists.
+const SharedMonitoring = "monitoring.json"
+
 // Monitoring defaults.
 const (
 	// DefaultMetricsPort is next to the ports the common exporters take (node 9100, dcgm 9400).

@@ -31,6 +31,7 @@ func NewNode(c Cluster, role Role, p *Partition) (Node, error) {
 		n.ConfigKeys = []string{ClusterKey}
 		n.ConfigKeyPrefixes = []string{PartitionKeyPrefix, HealthPolicyKeyPrefix}
 	case RoleLogin:
+		n.StartupScript = c.LoginStartupScript
 	case RoleCompute:
 		if p == nil {
 			return Node{}, fmt.Errorf("a compute node needs its partition")
@@ -42,6 +43,7 @@ func NewNode(c Cluster, role Role, p *Partition) (Node, error) {
 		arch = m.Arch
 		n.Partition = p.Name
 		n.NodeSet = NodeSetName(p.Name)
+		n.StartupScript = p.StartupScript
 	default:
 		return Node{}, fmt.Errorf("role %q is not one of controller, login, compute", role)
 	}

@@ -143,10 +143,10 @@ func RenderSlurmConf(c Cluster, parts []Partition) ([]byte, error) {
 	w.kv("SchedulerParameters", merged("SchedulerParameters", mergeList(defaultSchedulerParameters, c.Slurm.SchedulerParameters...)))
 	w.kv("LaunchParameters", merged("LaunchParameters", defaultLaunchParameters))
 	w.kv("PrologFlags", merged("PrologFlags", defaultPrologFlags))
-	if c.Slurm.Prolog != "" || c.Health != nil && c.Health.Prolog {
+	if c.Slurm.Prolog != "" || len(c.Slurm.PrologScripts) > 0 || c.Health != nil && c.Health.Prolog {
 		w.kv("Prolog", path.Join(l.PrologDir, "*"))
 	}
-	if c.Slurm.Epilog != "" || c.Health != nil && c.Health.Epilog {
+	if c.Slurm.Epilog != "" || len(c.Slurm.EpilogScripts) > 0 || c.Health != nil && c.Health.Epilog {
 		w.kv("Epilog", path.Join(l.EpilogDir, "*"))
 	}
 	if h := c.Health; h != nil {
@@ -195,9 +195,18 @@ func RenderSlurmConf(c Cluster, parts []Partition) ([]byte, error) {
 		}
 	}
 
+	// Each node set's nodes, then the PartitionName line of its Slurm partition after the last of
+	// the partition's node sets (by name): a partition of one node set reads as it always did.
+	last := map[string]string{}
+	for _, r := range rs {
+		last[r.SlurmName()] = r.Name
+	}
 	for _, r := range rs {
 		w.blank()
-		writePartition(&w, c, r)
+		writeNodeSet(&w, c, r)
+		if last[r.SlurmName()] == r.Name {
+			writePartition(&w, r.SlurmName(), nodeSetsOf(rs, r.SlurmName()))
+		}
 	}
 	if len(rs) == 0 {
 		writePlaceholder(&w, c)
@@ -232,9 +241,24 @@ func anyGPU(rs []resolved) bool {
 	return false
 }
 
-func writePartition(w *confWriter, c Cluster, r resolved) {
+func nodeSetsOf(rs []resolved, slurmName string) []resolved {
+	var out []resolved
+	for _, r := range rs {
+		if r.SlurmName() == slurmName {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// writeNodeSet writes a node set's NodeName lines (static and dynamic ranges) and its NodeSet.
+func writeNodeSet(w *confWriter, c Cluster, r resolved) {
 	m := r.machine
-	w.comment("Partition %s: %s, %d static and up to %d dynamic nodes", r.Name, m.Name, r.StaticNodes, r.MaxDynamicNodes)
+	if r.SlurmName() != r.Name {
+		w.comment("Partition %s (node set of Slurm partition %s): %s, %d static and up to %d dynamic nodes", r.Name, r.SlurmName(), m.Name, r.StaticNodes, r.MaxDynamicNodes)
+	} else {
+		w.comment("Partition %s: %s, %d static and up to %d dynamic nodes", r.Name, m.Name, r.StaticNodes, r.MaxDynamicNodes)
+	}
 	node := []string{
 		"CPUs=" + strconv.Itoa(m.SlurmCPUs()),
 		"RealMemory=" + strconv.Itoa(m.SlurmRealMemoryMB()),
@@ -242,18 +266,41 @@ func writePartition(w *confWriter, c Cluster, r resolved) {
 	if g := m.SlurmGres(); g != "" {
 		node = append(node, "Gres="+g)
 	}
-	node = append(node, "Feature="+strings.Join(r.features, ","), "State=CLOUD")
+	node = append(node, "Feature="+strings.Join(r.features, ","))
+	if wt := r.EffectiveWeight(); wt > 0 {
+		node = append(node, "Weight="+strconv.Itoa(wt))
+	}
+	node = append(node, "State=CLOUD")
 	if s := r.SlurmStaticNames(c.Name); s != "" {
 		w.line(append([]string{"NodeName=" + s}, node...)...)
 	}
 	if d := r.SlurmDynamicNames(c.Name); d != "" {
 		w.line(append([]string{"NodeName=" + d}, node...)...)
 	}
-	nodeSet := NodeSetName(r.Name)
-	w.line("NodeSet="+nodeSet, "Nodes="+r.AllNodeNames(c.Name))
+	w.line("NodeSet="+NodeSetName(r.Name), "Nodes="+r.AllNodeNames(c.Name))
+}
 
+// writePartition writes the PartitionName line of a Slurm partition over its node sets, which
+// Validate made agree on every partition-wide setting. Where a value follows from the machine
+// type, the partition takes the one that fits every node set: the longest ResumeTimeout (a GPU
+// node set's 1200 s) and the smallest default memory per CPU (so a job that asks for none fits
+// on any of its nodes).
+func writePartition(w *confWriter, name string, sets []resolved) {
+	r := sets[0]
+	nodeSets := make([]string, len(sets))
+	resumeTimeout, memPerCPU := 0, 0
+	for i, s := range sets {
+		nodeSets[i] = NodeSetName(s.Name)
+		resumeTimeout = max(resumeTimeout, s.resumeTimeout)
+		if m := s.machine.SlurmRealMemoryMB() / s.machine.SlurmCPUs(); i == 0 || m < memPerCPU {
+			memPerCPU = m
+		}
+	}
+	if len(sets) > 1 {
+		w.comment("Slurm partition %s over node sets %s", name, strings.Join(nodeSets, ","))
+	}
 	extra, _ := canonicalSettings(r.Extra, partitionKeySpecs, partitionKeyIndex, "partition setting")
-	fields := []string{"PartitionName=" + r.Name, "Nodes=" + nodeSet, "Default=" + yesNo(r.Default)}
+	fields := []string{"PartitionName=" + name, "Nodes=" + strings.Join(nodeSets, ","), "Default=" + yesNo(r.Default)}
 	if r.Exclusive {
 		fields = append(fields, "OverSubscribe=EXCLUSIVE")
 	} else {
@@ -263,7 +310,7 @@ func writePartition(w *confWriter, c Cluster, r resolved) {
 	if maxTime == "" {
 		maxTime = "UNLIMITED"
 	}
-	fields = append(fields, "MaxTime="+maxTime, "ResumeTimeout="+strconv.Itoa(r.resumeTimeout))
+	fields = append(fields, "MaxTime="+maxTime, "ResumeTimeout="+strconv.Itoa(resumeTimeout))
 	if r.SuspendTime > 0 {
 		fields = append(fields, "SuspendTime="+strconv.Itoa(r.SuspendTime))
 	}
@@ -274,7 +321,7 @@ func writePartition(w *confWriter, c Cluster, r resolved) {
 	_, perNode := extra["DefMemPerNode"]
 	_, perGPU := extra["DefMemPerGPU"]
 	if !perCPU && !perNode && !perGPU {
-		fields = append(fields, "DefMemPerCPU="+strconv.Itoa(m.SlurmRealMemoryMB()/m.SlurmCPUs()))
+		fields = append(fields, "DefMemPerCPU="+strconv.Itoa(memPerCPU))
 	}
 	for _, k := range sortedKeys(extra) {
 		fields = append(fields, k+"="+formatValue(extra[k]))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -41,16 +42,22 @@ func Validate(c Cluster, parts []Partition) error {
 		if _, _, clash := p.NodeIndex(c.Name, c.Controller.Hostname); clash {
 			return fmt.Errorf("partition %q would name a node %s, the controller's host name; choose another partition name", p.Name, c.Controller.Hostname)
 		}
+		// One Slurm partition is the default, however many node sets form it (they agree on it).
 		if p.Default {
-			defaults = append(defaults, p.Name)
+			defaults = append(defaults, p.SlurmName())
 		}
 		m, _ := catalog.Machine(p.MachineType)
 		if _, err := c.AgentFor(m.Arch); err != nil {
 			return fmt.Errorf("partition %q (%s, %s): %w", p.Name, p.MachineType, m.Arch, err)
 		}
 	}
+	sorted := slices.Clone(parts)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
+	if err := validateNodeSets(sorted); err != nil {
+		return err
+	}
+	defaults = slices.Compact(slices.Sorted(slices.Values(defaults)))
 	if len(defaults) > 1 {
-		sort.Strings(defaults)
 		return fmt.Errorf("partitions %s are all marked default; at most one partition can be the default", quoteList(defaults))
 	}
 	return nil
@@ -75,6 +82,9 @@ func ValidateCluster(c Cluster) error {
 	}
 	if err := ValidateAccounting(c); err != nil {
 		return err
+	}
+	if err := ValidateStartupScript(c.LoginStartupScript); err != nil {
+		return fmt.Errorf("login.startup_script: %w", err)
 	}
 	if err := ValidateMonitoring(c.Monitoring); err != nil {
 		return fmt.Errorf("monitoring.%w", err)
@@ -127,6 +137,9 @@ func validateSlurmSettings(s SlurmSettings) error {
 		if sc.body != "" && !strings.HasPrefix(sc.body, "#!") {
 			return fmt.Errorf("the %s script must start with an interpreter line such as #!/bin/bash (slurmd executes it directly)", sc.name)
 		}
+	}
+	if err := validateScriptLists(s); err != nil {
+		return err
 	}
 	if err := ValidateExtraSlurmSettings(s.Extra); err != nil {
 		return err
@@ -282,6 +295,14 @@ func ValidatePartition(cluster string, p Partition) error {
 	if err := catalog.ValidateMachineType(p.MachineType); err != nil {
 		return fmt.Errorf("partition %q: %w", p.Name, err)
 	}
+	if p.SlurmPartition != "" {
+		if err := catalog.ValidateSlurmPartitionName(p.SlurmPartition); err != nil {
+			return fmt.Errorf("partition %q: slurm.partition: %w", p.Name, err)
+		}
+	}
+	if p.Weight < 0 || p.Weight > MaxWeight {
+		return fmt.Errorf("partition %q: slurm.weight %d is out of range; use 1 to %d (0 keeps the provisioning model's default)", p.Name, p.Weight, MaxWeight)
+	}
 	switch {
 	case p.StaticNodes < 0 || p.MaxDynamicNodes < 0:
 		return fmt.Errorf("partition %q: node counts cannot be negative", p.Name)
@@ -294,6 +315,12 @@ func ValidatePartition(cluster string, p Partition) error {
 		if err := ValidateSlurmTime(p.MaxTime); err != nil {
 			return fmt.Errorf("partition %q: max_time %w", p.Name, err)
 		}
+	}
+	if err := ValidateCalendar(p.Calendar); err != nil {
+		return fmt.Errorf("partition %q: %w", p.Name, err)
+	}
+	if err := ValidateStartupScript(p.StartupScript); err != nil {
+		return fmt.Errorf("partition %q: startup_script: %w", p.Name, err)
 	}
 	if err := validateSeconds(fmt.Sprintf("partition %q resume_timeout", p.Name), p.ResumeTimeout); err != nil {
 		return err

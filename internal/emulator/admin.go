@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"cloud.google.com/go/compute/apiv1/computepb"
 	"google.golang.org/protobuf/proto"
@@ -91,6 +92,26 @@ func registerAdmin(e *Emulator) {
 		}
 		core.WriteJSON(w, http.StatusOK, QuotaList{Quotas: e.srv.Quotas.List("")})
 	})
+	h("GET "+adminPrefix+"/clock", "clock.get", func(w http.ResponseWriter, r *http.Request) {
+		core.WriteJSON(w, http.StatusOK, Clock{Now: core.Timestamp(e.srv.Now())})
+	})
+	h("POST "+adminPrefix+"/clock:advance", "clock.advance", func(w http.ResponseWriter, r *http.Request) {
+		var req ClockAdvance
+		if err := decodeStrict(r, &req); err != nil {
+			adminError(w, http.StatusBadRequest, err)
+			return
+		}
+		d, err := time.ParseDuration(req.By)
+		if err != nil {
+			adminError(w, http.StatusBadRequest, fmt.Errorf("by: %q is not a duration such as 90m", req.By))
+			return
+		}
+		if err := e.srv.Advance(d); err != nil {
+			adminError(w, http.StatusBadRequest, fmt.Errorf("by: %w", err))
+			return
+		}
+		core.WriteJSON(w, http.StatusOK, Clock{Now: core.Timestamp(e.srv.Now())})
+	})
 	h("POST "+adminPrefix+"/reservations", "reservations.seed", func(w http.ResponseWriter, r *http.Request) {
 		var req ReservationRequest
 		if err := decodeStrict(r, &req); err != nil {
@@ -137,6 +158,17 @@ type QuotaLimit struct {
 // QuotaList is the answer of the quota admin calls.
 type QuotaList struct {
 	Quotas []core.Quota `json:"quotas"`
+}
+
+// ClockAdvance is the body of POST /emulator/v1/clock:advance: how far to move the emulator's clock forward
+// (a Go duration, "2h30m"), so time-driven events such as a calendar reservation's delivery happen now.
+type ClockAdvance struct {
+	By string `json:"by"`
+}
+
+// Clock is the emulator's time after a move (and GET /emulator/v1/clock's answer).
+type Clock struct {
+	Now string `json:"now"`
 }
 
 // ReservationRequest is the body of POST /emulator/v1/reservations: a Compute Reservation (protojson) to hold

@@ -36,6 +36,7 @@ type Clients struct {
 	RegionInstanceTemplates *compute.RegionInstanceTemplatesClient
 	ResourcePolicies        *compute.ResourcePoliciesClient
 	Reservations            *compute.ReservationsClient
+	FutureReservations      *compute.FutureReservationsClient
 	MachineTypes            *compute.MachineTypesClient
 	Images                  *compute.ImagesClient
 	Zones                   *compute.ZonesClient
@@ -140,6 +141,10 @@ func (c *Clients) build(ctx context.Context) error {
 		return err
 	}
 	resetCallOptions(c.Reservations.CallOptions)
+	if c.FutureReservations, err = newClient(c, ctx, compute.NewFutureReservationsRESTClient, computeOpts); err != nil {
+		return err
+	}
+	resetCallOptions(c.FutureReservations.CallOptions)
 	if c.MachineTypes, err = newClient(c, ctx, compute.NewMachineTypesRESTClient, computeOpts); err != nil {
 		return err
 	}

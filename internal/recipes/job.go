@@ -135,10 +135,26 @@ type Progress struct {
 	MFU          float64 `json:"mfu,omitempty"`
 	TrainSeconds float64 `json:"train_seconds,omitempty"`
 	PeakTFLOPS   float64 `json:"peak_tflops,omitempty"`
+	// History is the loss curve of this generation's logged steps (the CPU trainer's), and
+	// CheckpointSteps the steps its checkpoints were written at, for the goodput report: at most
+	// ProgressHistoryMax each (older points thinned out, older checkpoints dropped). A restart
+	// keeps the points up to the step it resumes from.
+	History         []ProgressPoint `json:"history,omitempty"`
+	CheckpointSteps []int           `json:"checkpoint_steps,omitempty"`
 	// Finished: the run reached max_steps (and exported the model).
 	Finished  bool   `json:"finished,omitempty"`
 	UpdatedAt string `json:"updated_at"`
 }
+
+// ProgressPoint is one logged step of Progress.History.
+type ProgressPoint struct {
+	Step int     `json:"step"`
+	Loss float64 `json:"loss"`
+	Time string  `json:"time,omitempty"` // RFC 3339
+}
+
+// ProgressHistoryMax bounds Progress.History and CheckpointSteps (the trainer's HISTORY_MAX).
+const ProgressHistoryMax = 256
 
 // RestartPolicy restarts a failed training step (a rank killed by an OOM,
 // a segfault or an NCCL abort ends the whole step: srun --kill-on-bad-exit)

@@ -1,6 +1,7 @@
 package recipes
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -206,5 +207,13 @@ func TestRenderCPUScript(t *testing.T) {
 	}
 	if len(s.MakeDirs) != 1 || s.MakeDirs[0] != j.RunDir {
 		t.Errorf("MakeDirs %v", s.MakeDirs)
+	}
+}
+
+// The trainer bounds the loss history by the same figure the Go side documents.
+func TestTrainerHistoryBound(t *testing.T) {
+	want := "\nHISTORY_MAX = " + strconv.Itoa(ProgressHistoryMax) + "\n"
+	if !strings.Contains(CPUTrainer(), want) {
+		t.Errorf("cputrain/train.py does not set %q", strings.TrimSpace(want))
 	}
 }

@@ -96,6 +96,10 @@ func TestTrainerCheckpoints(t *testing.T) {
 		t.Errorf("checkpoint directories %v, want ckpt-1 ckpt-6", got)
 	}
 	checkMFU(t, pre, p)
+	// The report's loss curve: every logged step (log_every=1), and the checkpoints' steps.
+	if got := historySteps(p); got != "1 2 3 4 5 6" || fmt.Sprint(p.CheckpointSteps) != "[1 6]" || math.Abs(p.History[5].Loss-p.LastLoss) > 1e-5 {
+		t.Errorf("history steps %q, checkpoint steps %v, want 1..6 and [1 6] ending at the last loss (rounded as metrics.jsonl): %+v", got, p.CheckpointSteps, p.History)
+	}
 
 	t.Run("torn checkpoint is never loaded", func(t *testing.T) {
 		torn := filepath.Join(pre.Checkpoint.Dir, "ckpt-50")
@@ -119,6 +123,10 @@ func TestTrainerCheckpoints(t *testing.T) {
 		p := progressOf(t, more)
 		if p.Step != 8 || p.Restarts != 1 || p.FirstLoss != first {
 			t.Errorf("after the restart: %+v", p)
+		}
+		// The curve goes on from the checkpoint the run resumed.
+		if got := historySteps(p); got != "1 2 3 4 5 6 7 8" || fmt.Sprint(p.CheckpointSteps) != "[1 6 8]" {
+			t.Errorf("after the restart: history steps %q, checkpoint steps %v, want 1..8 and [1 6 8]", got, p.CheckpointSteps)
 		}
 		if _, err := os.Stat(leftover); !os.IsNotExist(err) {
 			t.Errorf("the temporary directory of a dead writer was not removed: %v", err)
@@ -254,4 +262,12 @@ func checkMFU(t *testing.T, j Job, p Progress) {
 		t.Errorf("progress MFU %.5f, want the step-time-weighted mean %.5f of %d steps", p.MFU, mean, len(ms))
 	}
 	t.Logf("tiny-gpt MFU %.1f%% of a measured %.1f GFLOP/s fp32 matmul peak (%d steps, %.3f s of steps)", 100*p.MFU, 1000*p.PeakTFLOPS, len(ms), p.TrainSeconds)
+}
+
+func historySteps(p Progress) string {
+	var s []string
+	for _, h := range p.History {
+		s = append(s, fmt.Sprint(h.Step))
+	}
+	return strings.Join(s, " ")
 }

@@ -48,5 +48,7 @@ resource "hypercompute_node_partition" "this" {
     resume_retry_after = var.resume_retry_after
     features           = var.features
     extra              = var.slurm_extra
+    partition          = var.slurm_partition
+    weight             = var.node_weight
   }
 }

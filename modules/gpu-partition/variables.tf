@@ -190,6 +190,28 @@ variable "slurm_extra" {
   default     = {}
 }
 
+variable "slurm_partition" {
+  description = "Slurm partition these nodes join, formed with other node sets (e.g. reserved, then Spot, then flex-start nodes of one GPU family). Null: a partition of its own, named after the node set. Node sets of one partition must agree on default_partition, exclusive, max_time, resume_timeout, suspend_time and slurm_extra."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.slurm_partition == null || (can(regex("^[A-Za-z][A-Za-z0-9_-]{0,39}$", coalesce(var.slurm_partition, "x"))) && lower(coalesce(var.slurm_partition, "x")) != "default")
+    error_message = "The Slurm partition must start with a letter and hold at most 40 letters, digits, underscores and hyphens, and must not be DEFAULT."
+  }
+}
+
+variable "node_weight" {
+  description = "Slurm node Weight of these nodes: Slurm fills the lowest-weight node set of a partition first. Null takes the provisioning model's default (reservation 10, standard 20, spot 30, flex_start 40)."
+  type        = number
+  default     = null
+
+  validation {
+    condition     = var.node_weight == null || (floor(coalesce(var.node_weight, 1)) == coalesce(var.node_weight, 1) && coalesce(var.node_weight, 1) >= 1 && coalesce(var.node_weight, 1) <= 1000000)
+    error_message = "The node weight must be a whole number from 1 to 1000000."
+  }
+}
+
 variable "boot_disk" {
   description = "Boot disk of each node. Null uses the machine family's default (200 GB on GPU machines)."
   type = object({

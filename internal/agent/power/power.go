@@ -202,7 +202,15 @@ func resumeGroup(ctx context.Context, cl *gcp.Clients, g *group) (map[string]str
 // nodes one by one, and every node that can be had is worth having; the ones that cannot are
 // reported so they are marked down at once instead of after ResumeTimeout.
 func bulkCreate(ctx context.Context, cl *gcp.Clients, g *group, names []string) (map[string]string, error) {
-	done, all, werr := bulk.Insert{Project: g.project, Zone: g.zone, Names: names, MinCount: 1, Template: g.part.InstanceTemplate}.Run(ctx, cl)
+	req := bulk.Insert{Project: g.project, Zone: g.zone, Names: names, MinCount: 1, Template: g.part.InstanceTemplate}
+	if g.part.Calendar != nil {
+		props, err := calendarProperties(ctx, cl, g)
+		if err != nil {
+			return allFailed(names, err), err
+		}
+		req.Template, req.Properties = "", props
+	}
+	done, all, werr := req.Run(ctx, cl)
 	if done == nil {
 		return allFailed(names, werr), werr
 	}

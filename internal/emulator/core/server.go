@@ -4,6 +4,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -41,10 +42,13 @@ type Server struct {
 	User        string
 
 	clock      func() time.Time
+	offset     atomic.Int64 // nanoseconds the clock was moved forward (clock.go)
 	components sync.Map
 	hooksMu    sync.Mutex
 	resetHooks []func()
 	closeHooks []func()
+	// advanceHooks run after the clock moves (clock.go).
+	advanceHooks []func()
 }
 
 // NewServer returns a Server with an empty store and no routes.
@@ -80,8 +84,8 @@ func NewServer(opts Options) *Server {
 	return s
 }
 
-// Now is the emulator's clock.
-func (s *Server) Now() time.Time { return s.clock() }
+// Now is the emulator's clock: the configured clock plus however far it was moved (Advance).
+func (s *Server) Now() time.Time { return s.clock().Add(time.Duration(s.offset.Load())) }
 
 // Provide makes a package's service object findable by name (e.g. "instances"), so code that only holds the
 // Server (the binary's runtime hook, other services) can reach it with Component.
@@ -114,6 +118,7 @@ func (s *Server) Reset() {
 	s.Store.Replace(nil)
 	s.Calls.Reset()
 	s.Faults.Clear()
+	s.offset.Store(0)
 	s.hooksMu.Lock()
 	hooks := append([]func(){}, s.resetHooks...)
 	s.hooksMu.Unlock()

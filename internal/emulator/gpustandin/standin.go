@@ -143,7 +143,7 @@ case "$1" in
   if [ $header = 1 ]; then
     h=""
     for f in $(echo "$fields" | tr ',' ' '); do
-      case $f in memory.total) [ $units = 1 ] && f="$f [MiB]" ;; esac
+      case $f in memory.total|memory.free|memory.used) [ $units = 1 ] && f="$f [MiB]" ;; utilization.gpu) [ $units = 1 ] && f="$f [%]" ;; esac
       h="$h${h:+, }$f"
     done
     echo "$h"
@@ -159,6 +159,9 @@ case "$1" in
       count) v=$N ;;
       pci.bus_id) v=$(busid $g) ;;
       memory.total) v=$MEM; [ $units = 1 ] && v="$v MiB" ;;
+      memory.free) v=$MEM; [ $units = 1 ] && v="$v MiB" ;;
+      memory.used) v=0; [ $units = 1 ] && v="$v MiB" ;;
+      utilization.gpu) v=0; [ $units = 1 ] && v="$v %" ;;
       ecc.mode.current) v=Enabled ;;
       ecc.errors.uncorrected.volatile.total|ecc.errors.uncorrected.aggregate.total) v=$(ecc $g) ;;
       ecc.errors.corrected.volatile.total) v=0 ;;

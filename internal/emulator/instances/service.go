@@ -44,6 +44,8 @@ type Service struct {
 	worker *runtimeWorker
 
 	events *hostEvents // notice windows and timers of host events (hostevents.go)
+
+	frMu sync.Mutex // one future-reservation sweep at a time (future_reservations_clock.go)
 }
 
 // Register mounts the instances family (instances, bulkInsert, templates, resource policies, reservations) and
@@ -54,6 +56,7 @@ func Register(srv *core.Server) *Service {
 	s.index = newIndex()
 	s.routes()
 	s.hostEventsInit()
+	s.startFutureReservationClock()
 	srv.Store.Watch(s.onChange)
 	srv.Provide("instances", s)
 	srv.OnClose(s.close)
@@ -67,6 +70,7 @@ func (s *Service) routes() {
 	s.policyRoutes()
 	s.reservationRoutes()
 	s.reservationMutationRoutes()
+	s.futureReservationRoutes()
 	s.adminRoutes()
 }
 

@@ -382,6 +382,18 @@ class Stop:
         cls.requested = signal.Signals(signum).name
 
 
+# The loss curve and checkpoint steps kept in progress.json for the goodput report
+# (recipes.ProgressHistoryMax): bounded, so the file stays small however long the run.
+HISTORY_MAX = 256
+
+
+def keep_point(hist, point):
+    hist.append(point)
+    if len(hist) > HISTORY_MAX:
+        # Every other point, the newest kept: the whole run at half the resolution.
+        hist[:] = hist[-1::-2][::-1]
+
+
 def young_daly(cost, mtbf):
     return math.sqrt(2.0 * cost * mtbf)
 
@@ -479,7 +491,8 @@ def main():
             "checkpoints": 0, "restarts": 0, "lost_seconds": 0.0, "generation": cfg.get("generation", ""),
             "started_at": now_iso(started), "finished": False,
             "mfu": 0.0, "train_seconds": 0.0, "peak_tflops": round(peak / 1e12, 4),
-            "slurm_job_id": os.environ.get("SLURM_JOB_ID", ""), "lost_by_job": {}}
+            "slurm_job_id": os.environ.get("SLURM_JOB_ID", ""), "lost_by_job": {},
+            "history": [], "checkpoint_steps": []}
     if rank == 0 and os.path.isfile(progress_path):
         try:
             with open(progress_path) as f:
@@ -492,9 +505,12 @@ def main():
             prog["lost_by_job"] = dict(prev.get("lost_by_job") or {})
         if prev and prev.get("generation", "") == prog["generation"]:
             for k in ("first_loss", "last_loss", "last_checkpoint_step", "last_checkpoint_time",
-                      "checkpoint_cost_seconds", "interval_seconds", "checkpoints", "mfu", "train_seconds"):
+                      "checkpoint_cost_seconds", "interval_seconds", "checkpoints", "mfu", "train_seconds",
+                      "history", "checkpoint_steps"):
                 if k in prev:
                     prog[k] = prev[k]
+            # The curve continues from the step this run resumes: steps past it are redone.
+            prog["history"] = [p for p in prog["history"] if p.get("step", 0) <= step]
             prog["restarts"] = int(prev.get("restarts", 0)) + 1
             # Work lost: from the checkpoint this run resumes (or the start
             # of the previous run) to the previous run's last sign of life.
@@ -537,6 +553,7 @@ def main():
             cost = time.time() - t0
             prog.update(last_checkpoint_step=at, last_checkpoint_time=now_iso(), checkpoint_cost_seconds=cost,
                         checkpoints=prog["checkpoints"] + 1)
+            prog["checkpoint_steps"] = (prog["checkpoint_steps"] + [at])[-HISTORY_MAX:]
             prog["interval_seconds"] = interval()
             log("checkpoint ckpt-%d in %.3f s" % (at, cost))
         dist.barrier()
@@ -608,6 +625,7 @@ def main():
                 rec = {"step": step, "loss": round(mean_loss, 5), "lr": lr,
                        "tokens_per_s": round(micro_batch * seq_len * world / step_time, 1),
                        "step_time": round(step_time, 5), "mfu": round(mfu, 5), "time": now_iso()}
+                keep_point(prog["history"], {"step": step, "loss": rec["loss"], "time": rec["time"]})
                 metrics.write(json.dumps(rec) + "\n")
                 metrics.flush()
                 if tb is not None:

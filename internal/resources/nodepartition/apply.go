@@ -72,6 +72,13 @@ func (a *applier) prepare(ctx context.Context) (*changeSet, error) {
 	if err != nil {
 		return nil, err
 	}
+	if d.model == modelCalendar {
+		fr, err := readFutureReservation(ctx, a.cl, d.project, d.zone, d.futureRes, d.machine.Name, d.static+d.dynamic)
+		if err != nil {
+			return nil, err
+		}
+		d.calendar = calendarOf(d.project, d.zone, fr)
+	}
 	p := &changeSet{ci: ci, props: props, template: tmpl, part: d.partition(templatePath(d.project, tmpl))}
 	if err := cc.Validate(ci.cfg, ci.partitionsWith(d.name, &p.part)); err != nil {
 		return nil, fmt.Errorf("the cluster would not accept this partition: %w", err)
@@ -84,7 +91,9 @@ func (a *applier) prepare(ctx context.Context) (*changeSet, error) {
 			return nil, err
 		}
 	}
-	p.missing = p.inv.missing(d.prefix, d.static)
+	if d.providerCreatesNodes() {
+		p.missing = p.inv.missing(d.prefix, d.static)
+	}
 	p.remove = a.toRemove(ci, p.inv)
 	if err := preflight(ctx, a.cl, d, len(p.missing)); err != nil {
 		return nil, err
@@ -179,7 +188,7 @@ func (a *applier) reconcile(ctx context.Context) ([]string, error) {
 			return warnings, err
 		}
 	}
-	if d.static > 0 {
+	if d.static > 0 && d.providerCreatesNodes() {
 		if err := a.warnUnregistered(ctx, p.inv, created); err != nil {
 			return warnings, err
 		}
@@ -221,9 +230,13 @@ func (a *applier) reconcile(ctx context.Context) ([]string, error) {
 			}
 		}
 	}
-	// Static nodes created from an earlier node configuration are replaced, batch by batch.
-	if err := a.roll(ctx, p, wait); err != nil {
-		return warnings, err
+	// Static nodes created from an earlier node configuration are replaced, batch by batch. A
+	// calendar partition's nodes are the controller's: they take the new template when it next
+	// creates them.
+	if d.providerCreatesNodes() {
+		if err := a.roll(ctx, p, wait); err != nil {
+			return warnings, err
+		}
 	}
 	if err := a.relabel(ctx, p.inv); err != nil {
 		return warnings, err

@@ -28,6 +28,10 @@ type desired struct {
 
 	model       string
 	reservation string
+	// futureRes names the calendar partition's future reservation; calendar is its window as the
+	// apply read it (calendar.go).
+	futureRes   string
+	calendar    *cc.Calendar
 	maxRun      time.Duration
 	termination string
 
@@ -36,7 +40,9 @@ type desired struct {
 	bootType  string
 	localSSDs int
 	image     string
-	labels    map[string]string // effective labels, without the system labels
+	// startupScript is the user's per-boot script (cc.Node.StartupScript).
+	startupScript string
+	labels        map[string]string // effective labels, without the system labels
 
 	slurm slurmOptions
 
@@ -59,6 +65,10 @@ type slurmOptions struct {
 	retryAfter                 *int // nil: the default
 	features                   []string
 	extra                      map[string]string
+	// partition is the Slurm partition the node set joins ("": its own name); weight its nodes'
+	// Slurm Weight (0: the provisioning model's default).
+	partition string
+	weight    int
 }
 
 // vmLabels are the labels every VM and the template carry: the user's, the provider's defaults,
@@ -81,7 +91,9 @@ func (d *desired) partition(template string) cc.Partition {
 		Default: d.slurm.isDefault, Exclusive: d.slurm.exclusive, MaxTime: d.slurm.maxTime,
 		ResumeTimeout: d.slurm.resumeTimeout, SuspendTime: d.slurm.suspendTime, ResumeRetryAfter: d.slurm.retryAfter,
 		Features: d.slurm.features, Extra: d.slurm.extra,
-		Project: d.project, Zone: d.zone, InstanceTemplate: template,
+		SlurmPartition: d.slurm.partition, Weight: d.slurm.weight, Provisioning: d.model,
+		Project: d.project, Zone: d.zone, InstanceTemplate: template, Calendar: d.calendar,
+		StartupScript: d.startupScript,
 	}
 }
 
@@ -96,7 +108,7 @@ func (d *desired) values() values {
 	return values{
 		clusterName: &d.cluster.Name, clusterZone: &d.cluster.Zone, name: &d.name, machineType: &d.machine.Name,
 		zone: &d.zone, static: &static, dynamic: &dynamic, model: &d.model, reservation: &d.reservation,
-		maxRun: &maxRun, termination: &d.termination, compact: &d.compact, image: &d.image,
+		futureRes: &d.futureRes, maxRun: &maxRun, termination: &d.termination, compact: &d.compact, image: &d.image,
 		localSSDs: &ssd, labels: d.labels,
 	}
 }
@@ -117,7 +129,7 @@ func toDesired(ctx context.Context, m *model) (*desired, diag.Diagnostics) {
 	d := &desired{
 		cluster: ref, name: m.Name.ValueString(), machine: machine, project: ref.Project,
 		zone: m.Zone.ValueString(), static: int(m.StaticNodeCount.ValueInt64()), dynamic: int(m.MaxDynamicNodeCount.ValueInt64()),
-		localSSDs: int(m.LocalSSDCount.ValueInt64()), image: m.Image.ValueString(),
+		localSSDs: int(m.LocalSSDCount.ValueInt64()), image: m.Image.ValueString(), startupScript: m.StartupScript.ValueString(),
 		forceScaleDown: m.ForceScaleDown.ValueBool(), allowPartial: m.AllowPartial.ValueBool(),
 		waitForNodes: m.WaitForNodes.IsNull() || m.WaitForNodes.IsUnknown() || m.WaitForNodes.ValueBool(),
 	}
@@ -136,6 +148,7 @@ func toDesired(ctx context.Context, m *model) (*desired, diag.Diagnostics) {
 		d.model = modelStandard
 	}
 	d.reservation = prov.Reservation.ValueString()
+	d.futureRes = prov.FutureReservation.ValueString()
 	d.termination = prov.TerminationAction.ValueString()
 	if d.model == modelFlexStart {
 		d.maxRun = maxRunDuration
@@ -170,6 +183,11 @@ func toDesired(ctx context.Context, m *model) (*desired, diag.Diagnostics) {
 		d.slurm = slurmOptions{
 			isDefault: s.Default.ValueBool(), exclusive: s.Exclusive.ValueBool(), maxTime: s.MaxTime.ValueString(),
 			resumeTimeout: int(s.ResumeTimeout.ValueInt64()), suspendTime: int(s.SuspendTime.ValueInt64()),
+			partition: s.Partition.ValueString(), weight: int(s.Weight.ValueInt64()),
+		}
+		// Naming its own name is the default spelled out: the key records it as the default.
+		if d.slurm.partition == d.name {
+			d.slurm.partition = ""
 		}
 		if !s.RetryAfter.IsNull() && !s.RetryAfter.IsUnknown() {
 			v := int(s.RetryAfter.ValueInt64())

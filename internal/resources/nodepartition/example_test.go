@@ -2,6 +2,7 @@ package nodepartition_test
 
 import (
 	"testing"
+	"time"
 
 	"cloud.google.com/go/compute/apiv1/computepb"
 	"google.golang.org/protobuf/proto"
@@ -21,10 +22,20 @@ func TestAccNodePartition_example(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	// The calendar partition's future reservation, submitted for a week from the day after tomorrow.
+	insertCalendarRequest(t, env, "a3mega-q1", "a3-megagpu-8g", 8, time.Now().Add(48*time.Hour).Truncate(time.Second), 14)
+	env.ResetCalls()
 	env.PlanConfig(t, factories, acctest.Example(t, "hypercompute_node_partition")+acctest.ExampleClusterConfig)
-	// Planning reads the reservation and the region's quotas (the plan-time pre-flight), nothing else.
+	// Planning reads the reservation, the future reservation and the region's quotas (the plan-time
+	// pre-flight), and the controller once per node set that joins another's Slurm partition (its node
+	// sets there), nothing else.
 	c := env.Calls()
-	if reads := c.Methods["compute.regions.get"].Count + c.Methods["compute.reservations.get"].Count; c.Total != reads || c.Methods["compute.reservations.get"].Count == 0 {
+	if c.Methods["compute.instances.get"].Count == 0 {
+		t.Error("planning the node sets that join a3mega did not read the controller")
+	}
+	if reads := c.Methods["compute.regions.get"].Count + c.Methods["compute.reservations.get"].Count + c.Methods["compute.instances.get"].Count +
+		c.Methods["compute.futureReservations.get"].Count; c.Total != reads || c.Methods["compute.reservations.get"].Count == 0 ||
+		c.Methods["compute.futureReservations.get"].Count == 0 {
 		t.Errorf("planning the example made %d API calls besides the pre-flight's reads (want 0), and %d reservation reads (want some): %v",
 			c.Total-reads, c.Methods["compute.reservations.get"].Count, c.Methods)
 	}

@@ -21,6 +21,7 @@ type model struct {
 	BootDisk            types.Object `tfsdk:"boot_disk"`
 	LocalSSDCount       types.Int64  `tfsdk:"local_ssd_count"`
 	Image               types.String `tfsdk:"image"`
+	StartupScript       types.String `tfsdk:"startup_script"`
 	Labels              types.Map    `tfsdk:"labels"`
 	EffectiveLabels     types.Map    `tfsdk:"effective_labels"`
 	Slurm               types.Object `tfsdk:"slurm"`
@@ -49,6 +50,7 @@ type model struct {
 type provisioningModel struct {
 	Model             types.String `tfsdk:"model"`
 	Reservation       types.String `tfsdk:"reservation"`
+	FutureReservation types.String `tfsdk:"future_reservation"`
 	MaxRunDuration    types.String `tfsdk:"max_run_duration"`
 	TerminationAction types.String `tfsdk:"termination_action"`
 }
@@ -71,11 +73,14 @@ type slurmModel struct {
 	RetryAfter    types.Int64  `tfsdk:"resume_retry_after"`
 	Features      types.List   `tfsdk:"features"`
 	Extra         types.Map    `tfsdk:"extra"`
+	// Partition and Weight: the Slurm partition the node set joins and its nodes' weight (nodesets.go).
+	Partition types.String `tfsdk:"partition"`
+	Weight    types.Int64  `tfsdk:"weight"`
 }
 
 var (
 	provisioningAttrTypes = map[string]attr.Type{
-		"model": types.StringType, "reservation": types.StringType,
+		"model": types.StringType, "reservation": types.StringType, "future_reservation": types.StringType,
 		"max_run_duration": types.StringType, "termination_action": types.StringType,
 	}
 	placementAttrTypes = map[string]attr.Type{"compact": types.BoolType}
@@ -84,5 +89,6 @@ var (
 		"default": types.BoolType, "exclusive": types.BoolType, "max_time": types.StringType,
 		"resume_timeout": types.Int64Type, "suspend_time": types.Int64Type, "resume_retry_after": types.Int64Type,
 		"features": types.ListType{ElemType: types.StringType}, "extra": types.MapType{ElemType: types.StringType},
+		"partition": types.StringType, "weight": types.Int64Type,
 	}
 )

@@ -42,11 +42,6 @@ func (r *partitionResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 			ref = &c
 		}
 	}
-	// A health policy or a recipe job naming this partition plans after it (it references the
-	// name), so the record lets their plan accept a partition the cluster does not have yet.
-	if ref != nil && !plan.Name.IsUnknown() && r.Provider != nil {
-		r.Provider.Partitions.Plan(ref.String(), plan.Name.ValueString())
-	}
 	if plan.Zone.IsUnknown() || plan.Zone.IsNull() {
 		switch {
 		case hasState && !state.Zone.IsNull() && state.Cluster.Equal(plan.Cluster):
@@ -77,6 +72,13 @@ func (r *partitionResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	if diags.HasError() {
 		return
 	}
+	// A health policy or a recipe job naming this partition plans after it (it references the
+	// name), so the record lets their plan accept a partition the cluster does not have yet; node
+	// sets of one Slurm partition are checked against each other (plan_nodesets.go).
+	r.planNodeSet(ctx, &plan, ref, !hasState || !req.Plan.Raw.Equal(req.State.Raw), diags)
+	if diags.HasError() {
+		return
+	}
 	// Only an image the configuration names is checked: the catalog's default images are the provider's own.
 	tfutil.CheckImage(ctx, r.Provider, "image", config.Image, state.Image, diags)
 	if diags.HasError() {
@@ -92,6 +94,7 @@ func (r *partitionResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	}
 	// A partition its subnets cannot hold is refused on that alone: no reservation or quota read.
 	if !r.planSubnets(ctx, &plan, &state, hasState, ref, diags) {
+		r.planCalendar(ctx, &plan, prov, ref, diags)
 		r.planPreflight(ctx, &plan, &state, hasState, len(resp.RequiresReplace) > 0, prov, ref, diags)
 	}
 	diags.Append(resp.Plan.Set(ctx, &plan)...)
@@ -100,9 +103,9 @@ func (r *partitionResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 // planProvisioning fills the provisioning block's defaults from the configuration: model
 // standard, Spot's DELETE, flex-start's 7 days. It returns the block as filled.
 func planProvisioning(ctx context.Context, plan, config *model, diags *diag.Diagnostics) provisioningModel {
-	prov := provisioningModel{Model: types.StringNull(), Reservation: types.StringNull(), MaxRunDuration: types.StringNull(), TerminationAction: types.StringNull()}
+	prov := provisioningModel{Model: types.StringNull(), Reservation: types.StringNull(), FutureReservation: types.StringNull(), MaxRunDuration: types.StringNull(), TerminationAction: types.StringNull()}
 	if config.Provisioning.IsUnknown() {
-		return provisioningModel{Model: types.StringUnknown(), Reservation: types.StringUnknown(), MaxRunDuration: types.StringUnknown(), TerminationAction: types.StringUnknown()}
+		return provisioningModel{Model: types.StringUnknown(), Reservation: types.StringUnknown(), FutureReservation: types.StringUnknown(), MaxRunDuration: types.StringUnknown(), TerminationAction: types.StringUnknown()}
 	}
 	if !config.Provisioning.IsNull() {
 		diags.Append(config.Provisioning.As(ctx, &prov, tfutil.ObjectOpts)...)
@@ -175,7 +178,7 @@ func planValues(ctx context.Context, plan *model, prov provisioningModel, ref *c
 	v := values{
 		name: strPtr(plan.Name), machineType: strPtr(plan.MachineType), zone: strPtr(plan.Zone),
 		static: intPtr(plan.StaticNodeCount), dynamic: intPtr(plan.MaxDynamicNodeCount),
-		model: strPtr(prov.Model), reservation: strPtr(prov.Reservation), maxRun: strPtr(prov.MaxRunDuration),
+		model: strPtr(prov.Model), reservation: strPtr(prov.Reservation), futureRes: strPtr(prov.FutureReservation), maxRun: strPtr(prov.MaxRunDuration),
 		termination: strPtr(prov.TerminationAction), image: strPtr(plan.Image), localSSDs: intPtr(plan.LocalSSDCount),
 	}
 	if plan.Zone.IsNull() {

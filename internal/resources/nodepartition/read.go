@@ -117,9 +117,17 @@ func flatten(ctx context.Context, p *providerdata.Data, ref cc.ClusterID, o *obs
 		m.MachineType = types.StringValue(o.part.MachineType)
 		m.MaxDynamicNodeCount = types.Int64Value(int64(o.part.MaxDynamicNodes))
 		m.Slurm = flattenSlurm(ctx, o.part, m.Slurm, &diags)
+		m.StartupScript = types.StringNull()
+		if o.part.StartupScript != "" {
+			m.StartupScript = types.StringValue(o.part.StartupScript)
+		}
 	}
-	// Static nodes that lost their VM show as missing, so the plan puts them back.
+	// Static nodes that lost their VM show as missing, so the plan puts them back — except in a
+	// calendar partition, whose nodes the controller creates and deletes with its reservation.
 	m.StaticNodeCount = types.Int64Value(int64(o.inv.countBelow(staticTarget)))
+	if o.part != nil && o.part.Calendar != nil {
+		m.StaticNodeCount = types.Int64Value(int64(staticTarget))
+	}
 	if m.MaxDynamicNodeCount.IsNull() || m.MaxDynamicNodeCount.IsUnknown() {
 		m.MaxDynamicNodeCount = types.Int64Value(0)
 	}
@@ -147,6 +155,9 @@ func flatten(ctx context.Context, p *providerdata.Data, ref cc.ClusterID, o *obs
 		m.InstanceTemplate = types.StringValue(o.part.InstanceTemplate)
 		diags.Append(flattenTemplate(ctx, p, o.tmpl.GetProperties(), m)...)
 	}
+	if o.part != nil && o.part.Calendar != nil {
+		diags.Append(flattenCalendar(ctx, *o.part.Calendar, m)...)
+	}
 	if m.PlacementPolicy.IsNull() || m.PlacementPolicy.IsUnknown() {
 		m.PlacementPolicy = types.StringValue("")
 	}
@@ -156,7 +167,8 @@ func flatten(ctx context.Context, p *providerdata.Data, ref cc.ClusterID, o *obs
 // flattenSlurm reads the Slurm options of the key; an absent slurm block stays absent while the
 // options are the defaults.
 func flattenSlurm(ctx context.Context, p *cc.Partition, prior types.Object, diags *diag.Diagnostics) types.Object {
-	allDefault := !p.Default && !p.Exclusive && p.MaxTime == "" && p.ResumeTimeout == 0 && p.SuspendTime == 0 && p.ResumeRetryAfter == nil && len(p.Features) == 0 && len(p.Extra) == 0
+	allDefault := !p.Default && !p.Exclusive && p.MaxTime == "" && p.ResumeTimeout == 0 && p.SuspendTime == 0 && p.ResumeRetryAfter == nil && len(p.Features) == 0 && len(p.Extra) == 0 &&
+		p.SlurmPartition == "" && p.Weight == 0
 	if allDefault && prior.IsNull() {
 		return prior
 	}
@@ -165,6 +177,19 @@ func flattenSlurm(ctx context.Context, p *cc.Partition, prior types.Object, diag
 		MaxTime: types.StringNull(), ResumeTimeout: types.Int64Null(), SuspendTime: types.Int64Null(), RetryAfter: types.Int64Null(),
 		// Empty, never null: `[]`/`{}` and unset both plan empty (tfutil/collections.go).
 		Features: tfutil.EmptyList(types.StringType), Extra: tfutil.EmptyMap(types.StringType),
+		Partition: types.StringNull(), Weight: types.Int64Null(),
+	}
+	if p.SlurmPartition != "" {
+		s.Partition = types.StringValue(p.SlurmPartition)
+	} else if !prior.IsNull() && !prior.IsUnknown() {
+		// slurm.partition = <its own name> is the default spelled out; the key does not record it.
+		var was slurmModel
+		if d := prior.As(ctx, &was, tfutil.ObjectOpts); !d.HasError() && was.Partition.ValueString() == p.Name {
+			s.Partition = was.Partition
+		}
+	}
+	if p.Weight != 0 {
+		s.Weight = types.Int64Value(int64(p.Weight))
 	}
 	if p.MaxTime != "" {
 		s.MaxTime = types.StringValue(p.MaxTime)
@@ -202,7 +227,7 @@ func flattenTemplate(ctx context.Context, p *providerdata.Data, props *computepb
 		diags.Append(m.Provisioning.As(ctx, &prior, tfutil.ObjectOpts)...)
 	}
 	sc := props.GetScheduling()
-	prov := provisioningModel{Model: types.StringValue(modelStandard), Reservation: types.StringNull(),
+	prov := provisioningModel{Model: types.StringValue(modelStandard), Reservation: types.StringNull(), FutureReservation: types.StringNull(),
 		MaxRunDuration: types.StringNull(), TerminationAction: types.StringNull()}
 	ra := props.GetReservationAffinity()
 	switch {

@@ -17,9 +17,11 @@ const (
 	modelSpot        = "spot"
 	modelFlexStart   = "flex_start"
 	modelReservation = "reservation"
+	// modelCalendar: capacity of a calendar-mode future reservation (calendar.go).
+	modelCalendar = "calendar"
 )
 
-var provisioningModels = []string{modelStandard, modelSpot, modelFlexStart, modelReservation}
+var provisioningModels = []string{modelStandard, modelSpot, modelFlexStart, modelReservation, modelCalendar}
 
 // Flex-start run bounds (gcp-apis.md, Scheduling).
 const (
@@ -49,6 +51,7 @@ type values struct {
 	dynamic     *int64
 	model       *string
 	reservation *string // nil: unknown; "" unset
+	futureRes   *string // nil: unknown; "" unset
 	maxRun      *string
 	termination *string
 	compact     *bool
@@ -161,8 +164,18 @@ func checkProvisioning(v values, m catalog.MachineType, machineOK bool) []proble
 			out = append(out, newProblem("provisioning.reservation", "Spot VMs cannot consume a reservation; remove provisioning.reservation or use model = \"reservation\""))
 		case res != "" && model == modelStandard:
 			out = append(out, newProblem("provisioning.reservation", "a reservation is consumed with model = \"reservation\"; set provisioning.model = \"reservation\" or remove provisioning.reservation"))
+		case res != "" && model == modelCalendar:
+			out = append(out, newProblem("provisioning.reservation", "a calendar partition consumes the reservation its future reservation delivers; remove provisioning.reservation and name provisioning.future_reservation"))
 		case res == "" && model == modelReservation:
 			out = append(out, newProblem("provisioning.reservation", "model = \"reservation\" needs the reservation to consume: its name, projects/{project}/reservations/{name} for a shared one, optionally followed by /reservationBlocks/{block}"))
+		}
+	}
+	if v.futureRes != nil {
+		switch fr := *v.futureRes; {
+		case fr != "" && model != modelCalendar:
+			out = append(out, newProblem("provisioning.future_reservation", "a future reservation's capacity is used with model = \"calendar\"; set provisioning.model = \"calendar\" or remove provisioning.future_reservation"))
+		case fr == "" && model == modelCalendar:
+			out = append(out, newProblem("provisioning.future_reservation", "model = \"calendar\" needs the future reservation (calendar mode) whose capacity the partition runs on: its name, in the partition's project and zone"))
 		}
 	}
 	if v.maxRun != nil && *v.maxRun != "" {
@@ -185,7 +198,7 @@ func checkProvisioning(v values, m catalog.MachineType, machineOK bool) []proble
 		return out
 	}
 	switch {
-	case m.Placement.ReservationBound && model != modelReservation:
+	case m.Placement.ReservationBound && model != modelReservation && model != modelCalendar:
 		out = append(out, newProblem("provisioning.model", "%s VMs can only be created from a reservation (reservation-bound capacity); set model = \"reservation\" and name the reservation", m.Name))
 	case model == modelSpot && !m.SpotCapable:
 		out = append(out, newProblem("provisioning.model", "%s cannot run as Spot VMs", m.Name))

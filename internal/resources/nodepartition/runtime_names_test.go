@@ -182,6 +182,65 @@ func TestAccNodePartition_localRuntimeStableNames(t *testing.T) {
 			return s == "RUNNING hce-dbg-0", err
 		})
 	}
+	// Calendar capacity on the same cluster: a partition on a calendar-mode future reservation has no VM and a
+	// drained node until the emulator's clock reaches the window; then the controller creates the node on the
+	// delivered reservation and it joins Slurm; at the end Compute stops it and the controller takes it out.
+	calStart := env.Server.Now().Add(50 * time.Hour).Truncate(time.Second)
+	calConfig := func() string {
+		return config(1, 0, "requeue") + `
+resource "hypercompute_node_partition" "cal" {
+  cluster           = hypercompute_training_cluster.c.id
+  name              = "cal"
+  machine_type      = "n2-standard-2"
+  static_node_count = 1
+  provisioning = {
+    model              = "calendar"
+    future_reservation = "cal-week"
+  }
+  slurm    = { resume_timeout = 180 }
+  timeouts = { create = "5m" }
+}
+`
+	}
+	calReason := func(state, want string) func() (bool, error) {
+		return func() (bool, error) {
+			s, err := slurm(20*time.Second, "sinfo -h -N -n hce-cal-0 -o '%T|%E'")
+			return strings.HasPrefix(s, state) && strings.Contains(s, want), err
+		}
+	}
+	calWaiting := func(*terraform.State) error {
+		if vms := vmNames(env.Env, "hce-cal"); len(vms) != 0 {
+			return fmt.Errorf("a calendar partition has VMs before its capacity arrived: %v", vms)
+		}
+		if err := waitFor("hce-cal-0 drained until the capacity arrives", time.Minute, calReason("drained", "cal-week arrives at "+calStart.UTC().Format(time.RFC3339))); err != nil {
+			return err
+		}
+		// The window opens: the controller sees the delivered reservation and creates the node on it.
+		if err := env.Server.Advance(50 * time.Hour); err != nil {
+			return err
+		}
+		if err := waitFor("hce-cal-0 to join Slurm on the delivered reservation", 4*time.Minute, func() (bool, error) {
+			s, err := slurm(20*time.Second, "sinfo -h -N -n hce-cal-0 -o %T")
+			return s == "idle", err
+		}); err != nil {
+			return err
+		}
+		if out, err := slurm(time.Minute, "srun -p cal -w hce-cal-0 -t 1 --immediate=20 hostname"); err != nil || out != "hce-cal-0" {
+			return fmt.Errorf("a job on the calendar node: %q, %v", out, err)
+		}
+		inst, ok := instancesSvc(env).Instance(instances.InstanceKey(acctest.Project, acctest.Zone, "hce-cal-0"))
+		if ra := inst.GetReservationAffinity(); !ok || ra.GetConsumeReservationType() != "SPECIFIC_RESERVATION" || !strings.HasPrefix(ra.GetValues()[0], "cal-week-") {
+			return fmt.Errorf("hce-cal-0 does not consume the delivered reservation: %v", ra)
+		}
+		// The window ends: Compute stops the VM and the controller takes the node out of service.
+		if err := env.Server.Advance(8 * 24 * time.Hour); err != nil {
+			return err
+		}
+		if err := waitFor("hce-cal-0 down after the end", 2*time.Minute, calReason("down", "cal-week ended")); err != nil {
+			return err
+		}
+		return waitFor("hce-cal-0's VM deleted after the end", 2*time.Minute, func() (bool, error) { return len(vmNames(env.Env, "hce-cal")) == 0, nil })
+	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: factories,
 		Steps: []resource.TestStep{
@@ -198,6 +257,13 @@ func TestAccNodePartition_localRuntimeStableNames(t *testing.T) {
 				PreConfig: startDynamicJob,
 				Config:    config(1, 0, "requeue"),
 				Check:     requeued,
+			},
+			{
+				PreConfig: func() {
+					insertCalendarRequest(t, env, "cal-week", "n2-standard-2", 1, calStart, 7)
+				},
+				Config: calConfig(),
+				Check:  calWaiting,
 			},
 		},
 	})

@@ -37,7 +37,8 @@ resource "hypercompute_node_partition" "test" {
 // creates the VM through the emulated Compute API from the partition's template; the VM boots, its
 // slurmd registers and the job runs on it; once idle, Slurm suspends the node and the agent's
 // SuspendProgram deletes the VM. Then a static partition is added, whose apply waits until its
-// node registered.
+// node registered, with a second node set of another machine type and a lower weight in its Slurm
+// partition, where a one-node job lands first.
 func TestAccNodePartition_localRuntimeDynamic(t *testing.T) {
 	env, agentPath, agentSHA := acctest.NewSlurmRuntime(t)
 	slurm := func(timeout time.Duration, cmd string) (string, error) {
@@ -81,12 +82,33 @@ func TestAccNodePartition_localRuntimeDynamic(t *testing.T) {
 		if strings.TrimSpace(out) != "idle" {
 			return fmt.Errorf("right after the apply sinfo says hce-st-0 is %q, want idle", strings.TrimSpace(out))
 		}
-		if out, err := slurm(time.Minute, "srun -p st -N 1 -t 1 --immediate=10 hostname"); err != nil || strings.TrimSpace(out) != "hce-st-0" {
-			return fmt.Errorf("a job on the static partition right after the apply: %q, %v", out, err)
+		// Slurm partition st is two node sets (issue 22 item 1): st's n2-standard-2 node (on-demand,
+		// weight 20) and st-a's n2-standard-4 node (weight 5), listed after st's in slurm.conf. Both
+		// are idle, so only the weight makes a one-node job land on st-a's node.
+		if out, err := slurm(20*time.Second, "sinfo -h -N -p st -o '%N %w'"); err != nil || strings.Join(strings.Fields(out), " ") != "hce-st-0 20 hce-st-a-0 5" {
+			return fmt.Errorf("sinfo of partition st (node, weight): %q, %v; want hce-st-0 20 and hce-st-a-0 5", out, err)
+		}
+		if out, err := slurm(20*time.Second, "scontrol show node hce-st-a-0"); err != nil || !strings.Contains(out, "Weight=5 ") || !strings.Contains(out, "Partitions=st ") {
+			return fmt.Errorf("scontrol show node hce-st-a-0: %q, %v; want Weight=5 in partition st", out, err)
+		}
+		if out, err := slurm(time.Minute, "srun -p st -N 1 -t 1 --immediate=10 hostname"); err != nil || strings.TrimSpace(out) != "hce-st-a-0" {
+			return fmt.Errorf("a one-node job on partition st right after the apply ran on %q (%v), want the lower-weight node set's hce-st-a-0", out, err)
+		}
+		if out, err := slurm(time.Minute, "srun -p st -N 2 -t 1 --immediate=10 hostname | sort"); err != nil || strings.Join(strings.Fields(out), " ") != "hce-st-0 hce-st-a-0" {
+			return fmt.Errorf("a two-node job on partition st ran on %q (%v), want both node sets' nodes", out, err)
 		}
 		return nil
 	}
-	staticPartition := acctest.RuntimePartitionConfig("static", "st", "n2-standard-2", 1)
+	staticPartition := acctest.RuntimePartitionConfig("static", "st", "n2-standard-2", 1) + `
+resource "hypercompute_node_partition" "static_a" {
+  cluster           = hypercompute_training_cluster.c.id
+  name              = "st-a"
+  machine_type      = "n2-standard-4"
+  static_node_count = 1
+  slurm             = { partition = hypercompute_node_partition.static.name, weight = 5 }
+  timeouts          = { create = "5m" }
+}
+`
 
 	// Scale-down of a dynamic node that runs a job (issue 24, item 3): the apply names the job it
 	// waits for, gives up at drain_timeout (plus a bound for the controller's passes), and once the

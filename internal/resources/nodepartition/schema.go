@@ -40,15 +40,21 @@ func (r *partitionResource) Schema(ctx context.Context, _ resource.SchemaRequest
 			"VMs; scaling either count down drains the highest-numbered nodes and deletes each once it runs no job, waiting " +
 			"at most `drain_timeout` (`force_scale_down = true` deletes at once). Slurm options and " +
 			"labels change in place; the machine type, zone, provisioning, placement, disks and image replace the " +
-			"partition's VMs (the plan shows it).",
+			"partition's VMs (the plan shows it).\n\n" +
+			"Each resource is one node set. Several node sets form one Slurm partition when they name it in " +
+			"`slurm.partition` (e.g. reserved, then Spot, then flex-start capacity of one GPU family): slurm.conf lists all " +
+			"their nodes in one `PartitionName` line, and each node set's nodes carry its `slurm.weight` (by default from " +
+			"`provisioning.model`), so Slurm fills the lowest-weight node set first. Each node set keeps its own template, " +
+			"counts, node names, pre-flight and rolling updates, and is added or removed without touching the others.",
 		Attributes: map[string]schema.Attribute{
 			"id": tfutil.IDAttribute("`projects/{project}/zones/{zone}/clusters/{cluster}/partitions/{name}`; also the import ID."),
 			"cluster": tfutil.ClusterAttribute(" Network, service account, tags, mounts and the agent build are read from its controller.",
 				replace...),
 			"name": schema.StringAttribute{
 				Required: true,
-				MarkdownDescription: "Slurm partition name: a letter, then letters, digits, `_` and `-`, at most " +
-					"40 characters. Nodes are named `<cluster>-<name>-<index>` (lowercase, `_` as `-`).",
+				MarkdownDescription: "Name of the node set, and of the Slurm partition it forms unless `slurm.partition` names " +
+					"another one: a letter, then letters, digits, `_` and `-`, at most 40 characters. Nodes are named " +
+					"`<cluster>-<name>-<index>` (lowercase, `_` as `-`). Health policies' `partitions` name node sets.",
 				Validators:    []validator.String{tfutil.StringCheck{Desc: "a Slurm partition name", Check: catalog.ValidateSlurmPartitionName}},
 				PlanModifiers: replace,
 			},
@@ -83,14 +89,22 @@ func (r *partitionResource) Schema(ctx context.Context, _ resource.SchemaRequest
 				Attributes: map[string]schema.Attribute{
 					"model": schema.StringAttribute{
 						Optional: true, Computed: true,
-						MarkdownDescription: "`standard` (on-demand), `spot`, `flex_start` (Dynamic Workload Scheduler: waits for capacity, runs at most `max_run_duration`) or `reservation` (consumes `reservation`; required for `a4x-highgpu-4g`).",
-						Validators:          []validator.String{stringvalidator.OneOf(provisioningModels...)},
+						MarkdownDescription: "`standard` (on-demand), `spot`, `flex_start` (Dynamic Workload Scheduler: waits for capacity, runs at most `max_run_duration`), `reservation` (consumes `reservation`; required for `a4x-highgpu-4g`) " +
+							"or `calendar` (capacity of the calendar-mode `future_reservation`: the cluster's controller creates the nodes when Compute delivers it and removes them at its end).",
+						Validators: []validator.String{stringvalidator.OneOf(provisioningModels...)},
 					},
 					"reservation": schema.StringAttribute{
 						Optional: true,
 						MarkdownDescription: "Reservation to consume with `model = \"reservation\"`: `NAME`, `projects/{project}/reservations/NAME` " +
 							"for one shared from another project, optionally followed by `/reservationBlocks/{block}[/reservationSubBlocks/{sub-block}]`.",
 						Validators: []validator.String{tfutil.StringCheck{Desc: "a reservation name", Check: func(s string) error { _, err := parseReservation(s, "p"); return err }}},
+					},
+					"future_reservation": schema.StringAttribute{
+						Optional: true,
+						MarkdownDescription: "With `model = \"calendar\"`: the future reservation (calendar mode, `gcloud compute future-reservations create --reservation-mode=CALENDAR`) in the partition's project and zone, by name. " +
+							"The plan says when its capacity arrives and ends. Until it is delivered the partition's nodes are drained (jobs wait); at delivery the controller creates the static nodes on the delivered reservation " +
+							"(dynamic ones on demand); 30 minutes before the end the nodes are drained and their jobs get `SIGUSR1` to checkpoint; at the end Compute stops the VMs and the controller deletes them.",
+						Validators: []validator.String{tfutil.StringCheck{Desc: "a future reservation name", Check: checkFutureReservationName}},
 					},
 					"max_run_duration": schema.StringAttribute{
 						Optional: true, Computed: true,
@@ -133,6 +147,13 @@ func (r *partitionResource) Schema(ctx context.Context, _ resource.SchemaRequest
 				MarkdownDescription: "Boot image (`projects/{project}/global/images/{name}` or `.../images/family/{family}`). Defaults to the image the catalog pins for the machine type with its driver and NCCL plugin versions. Its architecture must match the machine's (arm64 for A4X).",
 				PlanModifiers:       replace,
 			},
+			"startup_script": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "A script (starting with `#!`) each node runs once per boot after its own bootstrap (mounts, munge, the cluster's scripts) and before it joins Slurm, so a node whose script fails takes no job. " +
+					"Its output is in the node's serial console (lines starting `startup-script:`); a failure fails the apply (or the node's power-up) with its exit code and last output. " +
+					"A change is a new node configuration: the static nodes are replaced by the rolling update, dynamic ones take it when next created.",
+				Validators: []validator.String{tfutil.StringCheck{Desc: "a script starting with #!", Check: cc.ValidateStartupScript}},
+			},
 			"labels":           tfutil.LabelsAttribute("partition's VMs and instance template"),
 			"effective_labels": tfutil.EffectiveLabelsAttribute("partition's VMs"),
 			"slurm": schema.SingleNestedAttribute{
@@ -161,6 +182,21 @@ func (r *partitionResource) Schema(ctx context.Context, _ resource.SchemaRequest
 					"features": tfutil.OptionalList(schema.ListAttribute{ElementType: types.StringType,
 						MarkdownDescription: "Node features added to the machine's own (family, profile, GPU type, architecture).",
 						Validators:          []validator.List{listvalidator.ValueStringsAre(tfutil.StringCheck{Desc: "a Slurm feature", Check: cc.ValidateFeature})}}),
+					"partition": schema.StringAttribute{Optional: true,
+						MarkdownDescription: "The Slurm partition this node set's nodes belong to. Default: the resource's own `name`, " +
+							"a partition of its own. Node sets that name the same partition form one Slurm partition over all their " +
+							"nodes (e.g. reserved, then Spot, then flex-start capacity of one GPU family, or two CPU machine types), " +
+							"each keeping its own machine type, provisioning, template, counts, node names and rolling updates. They " +
+							"must agree on the partition-wide settings (`default`, `exclusive`, `max_time`, `resume_timeout`, " +
+							"`suspend_time`, `extra`); a node set's own `name` cannot be a Slurm partition other node sets form " +
+							"unless it joins it. Changes in place.",
+						Validators: []validator.String{tfutil.StringCheck{Desc: "a Slurm partition name", Check: catalog.ValidateSlurmPartitionName}}},
+					"weight": schema.Int64Attribute{Optional: true,
+						MarkdownDescription: "Slurm node `Weight` of this node set's nodes: a job gets the nodes with the lowest weight " +
+							"that satisfy it, so the lowest-weight node set of a partition fills first. Default from " +
+							"`provisioning.model`: `reservation` 10, `standard` 20, `spot` 30, `flex_start` 40 (capacity paid for " +
+							"anyway first, preemptible and bounded capacity last). 1 to 1000000.",
+						Validators: []validator.Int64{int64validator.Between(1, cc.MaxWeight)}},
 					"extra": tfutil.OptionalMap(schema.MapAttribute{ElementType: types.StringType,
 						MarkdownDescription: "Further `PartitionName` settings (e.g. `DefaultTime`, `MaxNodes`, `PriorityTier`), checked against the settings the product allows.",
 						Validators:          []validator.Map{extraValidator{}}}),

@@ -103,7 +103,7 @@ func scheduling(d *desired) *computepb.Scheduling {
 		sc.OnHostMaintenance = proto.String(catalog.MaintenanceTerminate)
 		sc.InstanceTerminationAction = proto.String("DELETE")
 		sc.MaxRunDuration = &computepb.Duration{Seconds: proto.Int64(int64(d.maxRun.Seconds()))}
-	case modelReservation:
+	case modelReservation, modelCalendar:
 		sc.ProvisioningModel = proto.String(computeStandard)
 		// Dense reservations (A3 Ultra, A4, A4X) hand out reservation-bound capacity.
 		if m.Placement.ReservationBound || m.Placement.Mode == catalog.PlacementFromReservation {
@@ -123,7 +123,9 @@ func reservationAffinity(d *desired) *computepb.ReservationAffinity {
 	case modelReservation:
 		return &computepb.ReservationAffinity{ConsumeReservationType: proto.String(affinitySpecific),
 			Key: proto.String(reservationNameKey), Values: []string{d.reservation}}
-	case modelFlexStart, modelSpot:
+	case modelFlexStart, modelSpot, modelCalendar:
+		// A calendar partition's VMs are created by the controller with the delivered reservation as
+		// their affinity (agent/power/calendar.go); the template never consumes anything by itself.
 		return &computepb.ReservationAffinity{ConsumeReservationType: proto.String(affinityNone)}
 	}
 	return &computepb.ReservationAffinity{ConsumeReservationType: proto.String(affinityAny)}

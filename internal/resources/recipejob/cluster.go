@@ -32,18 +32,42 @@ func readController(ctx context.Context, cl *gcp.Clients, ref cc.ClusterID) (*co
 	return &controllerView{ref: ref, inst: inst, cfg: cfg, md: tfutil.MetadataMap(inst.GetMetadata())}, nil
 }
 
-// partition is the desired configuration of one partition, as its
-// hypercompute_node_partition wrote it; ok is false when there is none (yet).
+// partition is the Slurm partition a job names, as the node sets that form it
+// (hypercompute_node_partition) wrote them: one node set's configuration, or for several node sets
+// of one machine type their configuration with the counts summed (a job runs on one machine type:
+// its recipe profile, GPUs per node and checkpoint figures follow from it). ok is false when no
+// node set forms it (yet); a name that is only a node set of another Slurm partition is an error,
+// since Slurm knows no partition of that name.
 func (v *controllerView) partition(name string) (cc.Partition, bool, error) {
-	raw, ok := v.md[cc.PartitionKey(name)]
-	if !ok {
+	var sets []cc.Partition
+	for _, k := range tfutil.ControllerPartitions(v.md) {
+		p, err := cc.DecodePartition(v.cfg.Name, []byte(v.md[cc.PartitionKey(k)]))
+		if err != nil {
+			if k == name {
+				return cc.Partition{}, false, fmt.Errorf("partition %s on the controller %s is invalid: %w", name, v.ref.Controller(), err)
+			}
+			continue
+		}
+		if p.SlurmName() == name {
+			sets = append(sets, p)
+		} else if p.Name == name {
+			return cc.Partition{}, false, fmt.Errorf("%s is a node set of Slurm partition %s, and jobs are submitted to Slurm partitions: set partition = %q", name, p.SlurmName(), p.SlurmName())
+		}
+	}
+	if len(sets) == 0 {
 		return cc.Partition{}, false, nil
 	}
-	p, err := cc.DecodePartition(v.cfg.Name, []byte(raw))
-	if err != nil {
-		return cc.Partition{}, false, fmt.Errorf("partition %s on the controller %s is invalid: %w", name, v.ref.Controller(), err)
+	out := sets[0]
+	out.Name = name
+	for _, s := range sets[1:] {
+		if s.MachineType != out.MachineType {
+			return cc.Partition{}, false, fmt.Errorf("Slurm partition %s mixes machine types (%s in node set %s, %s in node set %s); a recipe job runs on one machine type: give it a Slurm partition whose node sets share theirs",
+				name, sets[0].MachineType, sets[0].Name, s.MachineType, s.Name)
+		}
+		out.StaticNodes += s.StaticNodes
+		out.MaxDynamicNodes += s.MaxDynamicNodes
 	}
-	return p, true, nil
+	return out, true, nil
 }
 
 // job is the job written under the job's key; ok is false when there is none.

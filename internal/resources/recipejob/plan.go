@@ -101,7 +101,7 @@ func (r *jobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReq
 		// A partition a hypercompute_node_partition of this operation plans is created before the
 		// job (the job references its name): the job is resolved at apply. A job that stays as it
 		// is submits nothing, so a partition gone since is not its plan's business.
-		if !r.Provider.Partitions.Planned(s.ref.String(), s.partition) && (!hasState || !req.Plan.Raw.Equal(req.State.Raw)) {
+		if !r.Provider.Partitions.PlannedSlurm(s.ref.String(), s.partition) && (!hasState || !req.Plan.Raw.Equal(req.State.Raw)) {
 			resp.Diagnostics.AddAttributeError(path.Root("partition"), "Unknown partition",
 				"partition: "+tfutil.NoPartitionMessage(s.ref, v.md, s.partition, true))
 		}

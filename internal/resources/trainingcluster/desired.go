@@ -41,6 +41,7 @@ type desired struct {
 	slurm           clusterconfig.SlurmSettings
 	accounting      *clusterconfig.Accounting
 	monitoring      *clusterconfig.Monitoring
+	loginScript     string
 	osLogin         bool
 	publicIPs       bool
 	shielded        bool
@@ -204,6 +205,7 @@ func toDesired(ctx context.Context, m *model) (*desired, diag.Diagnostics) {
 	}
 	if l, ok := readObject[loginModel](ctx, m.Login, &diags); ok {
 		s.login = shapeFrom(ctx, l.MachineType, l.Image, l.BootDisk, &diags)
+		s.loginScript = l.StartupScript.ValueString()
 		s.loginCount = int(l.Count.ValueInt64())
 	}
 	if sl, ok := readObject[slurmModel](ctx, m.Slurm, &diags); ok {
@@ -211,6 +213,8 @@ func toDesired(ctx context.Context, m *model) (*desired, diag.Diagnostics) {
 			SchedulerParameters: stringList(ctx, sl.SchedulerParameters, &diags),
 			Prolog:              sl.Prolog.ValueString(),
 			Epilog:              sl.Epilog.ValueString(),
+			PrologScripts:       stringList(ctx, sl.PrologScripts, &diags),
+			EpilogScripts:       stringList(ctx, sl.EpilogScripts, &diags),
 			Extra:               stringMap(ctx, sl.Extra, &diags),
 			SuspendTime:         int(sl.SuspendTime.ValueInt64()),
 			ResumeTimeout:       int(sl.ResumeTimeout.ValueInt64()),
@@ -255,16 +259,17 @@ func defaultSubnet(network, defaultProject, region string) (string, error) {
 // cluster is the Cluster this desired cluster renders, given its resolved mounts.
 func (s *desired) cluster(mounts clusterconfig.Mounts) clusterconfig.Cluster {
 	c := clusterconfig.Cluster{
-		Schema:       clusterconfig.SchemaVersion,
-		Name:         s.name,
-		Controller:   clusterconfig.Controller{Hostname: s.controllerName()},
-		LoginCount:   s.loginCount,
-		Slurm:        s.slurm,
-		Accounting:   s.accounting,
-		Monitoring:   s.monitoring,
-		Mounts:       mounts,
-		Agents:       []clusterconfig.AgentRef{s.agent},
-		LocalRuntime: s.localRuntime,
+		Schema:             clusterconfig.SchemaVersion,
+		Name:               s.name,
+		Controller:         clusterconfig.Controller{Hostname: s.controllerName()},
+		LoginCount:         s.loginCount,
+		Slurm:              s.slurm,
+		Accounting:         s.accounting,
+		Monitoring:         s.monitoring,
+		LoginStartupScript: s.loginScript,
+		Mounts:             mounts,
+		Agents:             []clusterconfig.AgentRef{s.agent},
+		LocalRuntime:       s.localRuntime,
 		Cloud: &clusterconfig.Cloud{
 			Project: s.project, Zone: s.zone, Network: s.network, Subnet: s.subnet,
 			ServiceAccount: s.serviceAccount, Scopes: slices.Clone(s.scopes),

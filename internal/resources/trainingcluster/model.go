@@ -79,6 +79,8 @@ type loginModel struct {
 	MachineType types.String `tfsdk:"machine_type"`
 	BootDisk    types.Object `tfsdk:"boot_disk"`
 	Image       types.String `tfsdk:"image"`
+	// StartupScript runs on each login VM (clusterconfig.Cluster.LoginStartupScript).
+	StartupScript types.String `tfsdk:"startup_script"`
 }
 
 type slurmModel struct {
@@ -86,6 +88,8 @@ type slurmModel struct {
 	SchedulerParameters types.List   `tfsdk:"scheduler_parameters"`
 	Prolog              types.String `tfsdk:"prolog"`
 	Epilog              types.String `tfsdk:"epilog"`
+	PrologScripts       types.List   `tfsdk:"prolog_scripts"`
+	EpilogScripts       types.List   `tfsdk:"epilog_scripts"`
 	Extra               types.Map    `tfsdk:"extra"`
 	SuspendTime         types.Int64  `tfsdk:"suspend_time"`
 	ResumeTimeout       types.Int64  `tfsdk:"resume_timeout"`
@@ -123,10 +127,12 @@ var (
 	}
 	loginAttrTypes = map[string]attr.Type{
 		"count": types.Int64Type, "machine_type": types.StringType, "boot_disk": bootDiskType, "image": types.StringType,
+		"startup_script": types.StringType,
 	}
 	slurmAttrTypes = map[string]attr.Type{
 		"cluster_name": types.StringType, "scheduler_parameters": types.ListType{ElemType: types.StringType},
 		"prolog": types.StringType, "epilog": types.StringType, "extra": types.MapType{ElemType: types.StringType},
+		"prolog_scripts": types.ListType{ElemType: types.StringType}, "epilog_scripts": types.ListType{ElemType: types.StringType},
 		"suspend_time": types.Int64Type, "resume_timeout": types.Int64Type,
 	}
 	serviceAccountAttrTypes = map[string]attr.Type{"email": types.StringType, "scopes": types.ListType{ElemType: types.StringType}}

@@ -80,7 +80,7 @@ func TestAccTrainingCluster_monitoringApply(t *testing.T) {
 				),
 			},
 			{
-				Config: cfg("  monitoring = {\n    scrape_interval = \"1m\"\n    goodput_target = 0.9\n    cloud_monitoring = false\n  }\n"),
+				Config:           cfg("  monitoring = {\n    scrape_interval = \"1m\"\n    goodput_target = 0.9\n    cloud_monitoring = false\n  }\n"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)}},
 				Check: resource.ComposeTestCheckFunc(
 					monitoring(&clusterconfig.Monitoring{Prometheus: true, ScrapeInterval: 60, GoodputTarget: 0.9}),

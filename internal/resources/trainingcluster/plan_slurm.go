@@ -32,6 +32,27 @@ func (p *planner) planSlurm() {
 			p.invalid(sc.attr, "the script must start with an interpreter line such as #!/bin/bash: slurmd executes it directly")
 		}
 	}
+	for _, l := range []struct {
+		attr, single string
+		v            types.List
+		one          types.String
+	}{{"slurm.prolog_scripts", "slurm.prolog", s.PrologScripts, s.Prolog}, {"slurm.epilog_scripts", "slurm.epilog", s.EpilogScripts, s.Epilog}} {
+		if !known(l.v) {
+			continue
+		}
+		list := stringList(ctx, l.v, p.diags)
+		if len(list) > 0 && known(l.one) && l.one.ValueString() != "" {
+			p.invalid(l.attr, "set either %s (one script) or %s (an ordered list), not both", l.single, l.attr)
+		}
+		if len(list) > clusterconfig.MaxScripts {
+			p.invalid(l.attr, "%d scripts, at most %d", len(list), clusterconfig.MaxScripts)
+		}
+		for i, body := range list {
+			if !strings.HasPrefix(body, "#!") {
+				tfutil.AddInvalid(p.diags, tfutil.AttrPath(l.attr).AtListIndex(i), "the script must start with an interpreter line such as #!/bin/bash: slurmd executes it directly")
+			}
+		}
+	}
 	if known(s.SchedulerParameters) {
 		for _, item := range stringList(ctx, s.SchedulerParameters, p.diags) {
 			if item == "" || strings.ContainsAny(item, ", \t\n\r#\"") {

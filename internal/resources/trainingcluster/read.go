@@ -279,6 +279,7 @@ func flattenCluster(ctx context.Context, m *model, c clusterconfig.Cluster, logi
 	lm := loginModel{
 		Count: types.Int64Value(int64(logins)), MachineType: types.StringValue(cloud.Login.MachineType),
 		BootDisk: bootDiskValue(cloud.Login), Image: types.StringValue(cloud.Login.Image),
+		StartupScript: stringOrNull(c.LoginStartupScript),
 	}
 	m.Login, d = types.ObjectValueFrom(ctx, loginAttrTypes, lm)
 	diags.Append(d...)
@@ -288,6 +289,8 @@ func flattenCluster(ctx context.Context, m *model, c clusterconfig.Cluster, logi
 		SchedulerParameters: stringListValue(ctx, c.Slurm.SchedulerParameters, &diags),
 		Prolog:              stringOrNull(c.Slurm.Prolog),
 		Epilog:              stringOrNull(c.Slurm.Epilog),
+		PrologScripts:       stringListValue(ctx, c.Slurm.PrologScripts, &diags),
+		EpilogScripts:       stringListValue(ctx, c.Slurm.EpilogScripts, &diags),
 		Extra:               stringMapValue(ctx, c.Slurm.Extra, &diags),
 		SuspendTime:         intOrNull(c.Slurm.SuspendTime),
 		ResumeTimeout:       intOrNull(c.Slurm.ResumeTimeout),

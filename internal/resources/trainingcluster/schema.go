@@ -85,7 +85,7 @@ func bootDiskAttribute(replace bool) schema.SingleNestedAttribute {
 func loginDefault() types.Object {
 	return types.ObjectValueMust(loginAttrTypes, map[string]attr.Value{
 		"count": types.Int64Value(defaultLoginCount), "machine_type": types.StringValue(defaultLoginMachine),
-		"boot_disk": bootDiskDefault(), "image": types.StringValue(defaultImage),
+		"boot_disk": bootDiskDefault(), "image": types.StringValue(defaultImage), "startup_script": types.StringNull(),
 	})
 }
 
@@ -94,6 +94,7 @@ func slurmDefault() types.Object {
 		// Empty, not null: defaults inside a defaulted object do not apply, and Read returns them empty.
 		"cluster_name": types.StringNull(), "scheduler_parameters": tfutil.EmptyList(types.StringType),
 		"prolog": types.StringNull(), "epilog": types.StringNull(), "extra": tfutil.EmptyMap(types.StringType),
+		"prolog_scripts": tfutil.EmptyList(types.StringType), "epilog_scripts": tfutil.EmptyList(types.StringType),
 		"suspend_time": types.Int64Null(), "resume_timeout": types.Int64Null(),
 	})
 }
@@ -230,6 +231,12 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 						Optional: true, Computed: true, Default: stringdefault.StaticString(defaultImage),
 						MarkdownDescription: "Boot image or image family. Default `" + defaultImage + "`.",
 					},
+					"startup_script": schema.StringAttribute{
+						Optional: true,
+						MarkdownDescription: "A script (starting with `#!`) each login VM runs once per boot, after its own bootstrap (mounts, munge, Slurm's configuration). " +
+							"Its output is in the serial console (lines starting `startup-script:`); a failure fails the apply with its exit code and last output. A change runs the new script on the running VMs.",
+						Validators: []validator.String{tfutil.StringCheck{Desc: "a script starting with #!", Check: clusterconfig.ValidateStartupScript}},
+					},
 				},
 			},
 			"slurm": schema.SingleNestedAttribute{
@@ -253,6 +260,15 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 						Optional:            true,
 						MarkdownDescription: "Epilog script body (starting with `#!`), run by slurmd after each job.",
 					},
+					"prolog_scripts": tfutil.OptionalList(schema.ListAttribute{
+						ElementType: types.StringType,
+						MarkdownDescription: fmt.Sprintf("Prolog scripts (each starting with `#!`) run in this order before each job, after the health policies' prolog checks; the first that fails stops the rest, "+
+							"and Slurm drains the node and holds the job. At most %d; not together with `prolog`.", clusterconfig.MaxScripts),
+					}),
+					"epilog_scripts": tfutil.OptionalList(schema.ListAttribute{
+						ElementType:         types.StringType,
+						MarkdownDescription: fmt.Sprintf("Epilog scripts (each starting with `#!`) run in this order after each job. At most %d; not together with `epilog`.", clusterconfig.MaxScripts),
+					}),
 					"extra": tfutil.OptionalMap(schema.MapAttribute{
 						ElementType:         types.StringType,
 						MarkdownDescription: "Further slurm.conf settings (`MaxJobCount = \"20000\"`). Only settings Slurm 22.05 and later accept, and none the product manages itself, are allowed; both are checked at plan.",

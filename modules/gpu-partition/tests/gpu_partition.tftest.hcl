@@ -128,6 +128,42 @@ run "resume_retry_reaches_the_partition" {
   }
 }
 
+run "rejects_bad_node_weight" {
+  command = plan
+
+  variables {
+    node_weight = 0
+  }
+
+  expect_failures = [var.node_weight]
+}
+
+run "rejects_bad_slurm_partition" {
+  command = plan
+
+  variables {
+    slurm_partition = "gpu spot"
+  }
+
+  expect_failures = [var.slurm_partition]
+}
+
+run "joins_a_slurm_partition" {
+  command = plan
+
+  variables {
+    name               = "a3mega-spot"
+    provisioning_model = "spot"
+    slurm_partition    = "a3mega"
+    node_weight        = 25
+  }
+
+  assert {
+    condition     = hypercompute_node_partition.this.slurm.partition == "a3mega" && hypercompute_node_partition.this.slurm.weight == 25
+    error_message = "slurm_partition and node_weight must reach the node set's Slurm options."
+  }
+}
+
 run "gpu_defaults" {
   command = plan
 
