@@ -19,8 +19,8 @@ const (
 	// MaxSeriesPerRequest is timeSeries.create's limit.
 	MaxSeriesPerRequest = 200
 	// maxPoints is how many points the emulator keeps per series (oldest dropped): it stores what tests and
-	// the local runtime write, not Monitoring's 6 weeks.
-	maxPoints = 2000
+	// the local runtime write, not Monitoring's 6 weeks, and rewrites a series' record on every point.
+	maxPoints = 500
 )
 
 // userPrefixes are the metric type prefixes a client may write.
