@@ -68,16 +68,18 @@ func (r *jobResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp
 				Validators:          []validator.String{tfutil.StringCheck{Desc: "a Slurm partition name", Check: catalog.ValidateSlurmPartitionName}},
 			},
 			"recipe": schema.SingleNestedAttribute{
-				Required:            true,
-				MarkdownDescription: "The recipe: one row of the catalog (`data.hypercompute_recipes`).",
+				Required: true,
+				MarkdownDescription: "What the job trains: a row of the recipe catalog (`model`, `size`, `mode`; `data.hypercompute_recipes`), " +
+					"or `custom`, the team's own program. Exactly one of `model` and `custom`.",
 				Attributes: map[string]schema.Attribute{
-					"model": schema.StringAttribute{Required: true, MarkdownDescription: "Model family, e.g. `llama3.1`, `gemma2`, or `tiny-gpt` (the CPU recipe)."},
-					"size":  schema.StringAttribute{Required: true, MarkdownDescription: "Model size, e.g. `8b`, `70b`, `405b` (`9b`, `27b` for `gemma2`); `2m` or `8m` for `tiny-gpt`."},
+					"model": schema.StringAttribute{Optional: true, MarkdownDescription: "Model family of a catalog recipe, e.g. `llama3.1`, `gemma2`, or `tiny-gpt` (the CPU recipe). Needs `size` and `mode`."},
+					"size":  schema.StringAttribute{Optional: true, MarkdownDescription: "Model size, e.g. `8b`, `70b`, `405b` (`9b`, `27b` for `gemma2`); `2m` or `8m` for `tiny-gpt`."},
 					"mode": schema.StringAttribute{
-						Required:            true,
+						Optional:            true,
 						MarkdownDescription: "`pretrain`, `continued_pretrain` (needs `checkpoint.resume_from`), `sft` or `rl`.",
 						Validators:          []validator.String{stringvalidator.OneOf(recipes.ModePretrain, recipes.ModeContinuedPretrain, recipes.ModeSFT, recipes.ModeRL)},
 					},
+					"custom": customSchema(),
 				},
 			},
 			"nodes": schema.Int64Attribute{
@@ -166,6 +168,11 @@ func (r *jobResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp
 				MarkdownDescription: "Where training scalars go: TensorBoard event files, or `metrics.jsonl` (one JSON object per logged step) where TensorBoard is not installed. Defaults to `<run_dir>/tensorboard`.",
 				Validators:          []validator.String{absPath()},
 				PlanModifiers:       keep,
+			},
+			"time_limit": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Wall-clock limit of each run of the job (Slurm `--time`, rounded up to whole minutes): a duration (`\"90m\"`, `\"12h\"`, `\"2d\"`), at least `3m`. The job gets SIGUSR1 two minutes before it, checkpoints, and requeues itself. Defaults to the partition's limit.",
+				Validators:          []validator.String{timeLimitValidator{}},
 			},
 			"export_path": schema.StringAttribute{
 				Optional:            true,
