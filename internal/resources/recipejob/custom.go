@@ -257,7 +257,9 @@ type timeLimitValidator struct{}
 func (timeLimitValidator) Description(context.Context) string {
 	return `a duration of at least 3m ("12h")`
 }
-func (v timeLimitValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+func (v timeLimitValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
 
 func (timeLimitValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
