@@ -24,7 +24,8 @@ p.add_argument("--features", type=int, default=64)
 p.add_argument("--batch", type=int, default=256)
 p.add_argument("--lr", type=float, default=0.05)
 p.add_argument("--steps", type=int, default=0, help="default: overrides.max_steps, else 500")
-p.add_argument("--step-seconds", type=float, default=0.0, help="slow each step down (demonstrations, tests)")
+p.add_argument("--step-seconds", type=float, default=float(os.environ.get("STEP_SECONDS") or 0),
+               help="slow each step down to this long (demonstrations, tests); default $STEP_SECONDS")
 args = p.parse_args()
 
 job = hypercompute.Job()
