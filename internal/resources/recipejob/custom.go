@@ -40,7 +40,7 @@ func customSchema() schema.SingleNestedAttribute {
 			"`HYPERCOMPUTE_KEEP_LAST`, `HYPERCOMPUTE_RESUME_FROM`, `HYPERCOMPUTE_MAX_STEPS` (`overrides.max_steps`), `HYPERCOMPUTE_RUN_DIR` set. " +
 			"**Save a checkpoint on SIGUSR1** and exit: the job then requeues itself and the next run resumes from it. " +
 			"Python programs `import hypercompute` (a module the job puts on `PYTHONPATH`) for checkpoints, resume, signals and progress; " +
-			"other programs write `progress.json` in the run directory themselves (see the guide below). " +
+			"other programs write `progress.json` in the run directory themselves (the Custom programs guide). " +
 			"Other `overrides` than `max_steps` belong to catalog recipes and are refused.",
 		Attributes: map[string]schema.Attribute{
 			"command": schema.StringAttribute{

@@ -45,7 +45,7 @@ func (r *jobResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp
 		return schema.Int64Attribute{Computed: true, MarkdownDescription: desc, PlanModifiers: keepInt}
 	}
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "One training run from a recipe of the catalog (`hypercompute_recipes`) on a partition of a " +
+		MarkdownDescription: "One training run from a recipe of the catalog (`hypercompute_recipes`), or of the team's own program (`recipe.custom`), on a partition of a " +
 			"`hypercompute_training_cluster`, run as a Slurm batch job that checkpoints and resumes. The resolved job is " +
 			"written to the cluster controller's metadata (`hypercompute-job-<name>`); the controller's agent renders it, " +
 			"submits it (`--requeue`, with a warning signal before the time limit) and reports its state and the trainer's " +
@@ -93,7 +93,7 @@ func (r *jobResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp
 				MarkdownDescription: "Changes to the recipe's defaults.",
 				Attributes: map[string]schema.Attribute{
 					"max_steps": schema.Int64Attribute{
-						Optional: true, MarkdownDescription: "Optimizer steps to train for. Defaults to the recipe's `max_steps` (`data.hypercompute_recipes`): the source recipe's training length (1,168,251 for pretraining, 1,000 for SFT, 1,000,000 GRPO steps for RL, 200 / 100 for `tiny-gpt`).",
+						Optional: true, MarkdownDescription: "Optimizer steps to train for. Defaults to the recipe's `max_steps` (`data.hypercompute_recipes`): the source recipe's training length (1,168,251 for pretraining, 1,000 for SFT, 1,000,000 GRPO steps for RL, 200 / 100 for `tiny-gpt`). For a custom program, `HYPERCOMPUTE_MAX_STEPS` in its environment; unset, the program decides.",
 						Validators: []validator.Int64{int64validator.AtLeast(1)},
 					},
 					"hyperparameters": tfutil.OptionalMap(schema.MapAttribute{
