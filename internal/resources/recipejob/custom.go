@@ -54,7 +54,7 @@ func customSchema() schema.SingleNestedAttribute {
 					"its first line `#!` names the interpreter (`#!/usr/bin/python3`, `#!/bin/bash`). At most 192 KiB.",
 			},
 			"gpus_per_node": schema.Int64Attribute{
-				Optional:            true,
+				Optional: true, Computed: true,
 				MarkdownDescription: "GPUs the job takes on each node, one task per GPU. Defaults to all GPUs of the partition's machine type; none (one task per node) on a machine type without GPUs, where a number above 0 is refused at plan, as is one above the machine type's GPUs.",
 				Validators:          []validator.Int64{int64validator.Between(0, 64)},
 			},
@@ -177,7 +177,8 @@ func customOn(c *customModel, mt catalog.MachineType, p cc.Partition, nodes int,
 		gpus = 0
 	}
 	want := gpus
-	if !c.GPUsPerNode.IsNull() {
+	// Unknown is the default not filled yet (a plan that could not read the partition).
+	if !c.GPUsPerNode.IsNull() && !c.GPUsPerNode.IsUnknown() {
 		want = int(c.GPUsPerNode.ValueInt64())
 	}
 	switch {
@@ -220,10 +221,7 @@ func customObject(ctx context.Context, j recipes.Job, diags *diag.Diagnostics) t
 		env, d = types.MapValueFrom(ctx, types.StringType, j.Env)
 		diags.Append(d...)
 	}
-	gpus := types.Int64Null()
-	if j.Profile != recipes.ProfileCPU {
-		gpus = types.Int64Value(int64(c.GPUsPerNode))
-	}
+	gpus := types.Int64Value(int64(c.GPUsPerNode))
 	flops := types.Float64Null()
 	if c.FLOPsPerStep > 0 {
 		flops = types.Float64Value(c.FLOPsPerStep)
@@ -234,6 +232,27 @@ func customObject(ctx context.Context, j recipes.Job, diags *diag.Diagnostics) t
 	})
 	diags.Append(d...)
 	return o
+}
+
+// withResolvedGPUs is recipe with custom.gpus_per_node as the job resolved it (computed: the
+// machine type's GPUs unless set).
+func withResolvedGPUs(recipe types.Object, j recipes.Job) (types.Object, diag.Diagnostics) {
+	if j.Custom == nil || recipe.IsNull() || recipe.IsUnknown() {
+		return recipe, nil
+	}
+	attrs := recipe.Attributes()
+	c, ok := attrs["custom"].(types.Object)
+	if !ok || c.IsNull() || c.IsUnknown() {
+		return recipe, nil
+	}
+	ca := maps.Clone(c.Attributes())
+	ca["gpus_per_node"] = types.Int64Value(int64(j.Custom.GPUsPerNode))
+	co, diags := types.ObjectValue(customTypes, ca)
+	ra := maps.Clone(attrs)
+	ra["custom"] = co
+	ro, d := types.ObjectValue(recipeTypes, ra)
+	diags.Append(d...)
+	return ro, diags
 }
 
 // parseTimeLimit reads time_limit: a duration of at least 3 minutes (the job is told 2 minutes

@@ -130,6 +130,7 @@ func TestAccRecipeJob_custom(t *testing.T) {
 					resource.TestCheckResourceAttr(addr, "step", "40"),
 					resource.TestCheckResourceAttr(addr, "mfu", "0.31"),
 					resource.TestCheckResourceAttr(addr, "nodes", "1"),
+					resource.TestCheckResourceAttr(addr, "recipe.custom.gpus_per_node", "8"), // all of a3-highgpu-8g's
 					resource.TestCheckResourceAttr(addr, "checkpoint.interval", "auto"),
 					resource.TestCheckResourceAttr(addr, "checkpoint.directory", "/lustre/checkpoints/own"),
 					resource.TestCheckNoResourceAttr(addr, "recipe.model"),
@@ -164,7 +165,7 @@ func TestAccRecipeJob_custom(t *testing.T) {
 				ImportState:             true,
 				ImportStateId:           "rjc/own",
 				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{"wait_for", "timeouts", "recipe.custom.gpus_per_node"},
+				ImportStateVerifyIgnore: []string{"wait_for", "timeouts"},
 			},
 			{
 				Config: env.Config(customConfig(cluster, "own", "a3h", script("0.2"), extra)),

@@ -23,6 +23,9 @@ func setResolved(ctx context.Context, m *model, ref cc.ClusterID, j recipes.Job)
 	m.TensorBoardDir = types.StringValue(j.TensorBoardDir)
 	m.RunDir = types.StringValue(j.RunDir)
 	m.Generation = types.StringValue(j.Generation)
+	rec, d := withResolvedGPUs(m.Recipe, j)
+	diags.Append(d...)
+	m.Recipe = rec
 	var prior checkpointModel
 	if !m.Checkpoint.IsNull() && !m.Checkpoint.IsUnknown() {
 		diags.Append(m.Checkpoint.As(ctx, &prior, tfutil.ObjectOpts)...)
