@@ -32,7 +32,7 @@ func TestCustomProgramUnderSlurm(t *testing.T) {
 	needSlurm(t)
 	dir := t.TempDir()
 	j := customJob("")
-	j.Partition, j.TimeLimit, j.SignalLead, j.MaxSteps = cpuPartition, 0, 30, 150
+	j.Partition, j.TimeLimit, j.SignalLead, j.MaxSteps = cpuPartition, 0, 30, 200
 	j.Env = nil
 	// A command, so a shell stands between the task and the program: the signal must still reach
 	// the program and the task must wait for its checkpoint. Slow steps let the test signal mid-run.
@@ -40,10 +40,10 @@ func TestCustomProgramUnderSlurm(t *testing.T) {
 	if err := os.WriteFile(prog, []byte(exampleProgram(t)), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	j.Custom.Command = "echo starting; " + prog + " --step-seconds 0.1 && echo program ended"
+	j.Custom.Command = "echo starting; " + prog + " --step-seconds 0.05 && echo program ended"
 	// Model FLOPs of the example's step (6 × batch × features per rank), for MFU.
 	j.Custom.FLOPsPerStep = 6 * 256 * 64 * 2
-	j.Checkpoint = Checkpoint{Dir: filepath.Join(dir, "ckpt"), IntervalSeconds: 2, KeepLast: 2}
+	j.Checkpoint = Checkpoint{Dir: filepath.Join(dir, "ckpt"), IntervalSeconds: 1, KeepLast: 2}
 	j.RunDir, j.TensorBoardDir = filepath.Join(dir, "run"), filepath.Join(dir, "run")
 	id := submit(t, j)
 	t.Cleanup(func() { _ = exec.Command("scancel", id).Run() })
