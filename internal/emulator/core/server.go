@@ -35,6 +35,8 @@ type Server struct {
 	Router *Router
 	Rand   *Rand
 	Log    *slog.Logger
+	// Tokens are the access tokens the VMs' metadata servers minted, checked on every API call that carries one.
+	Tokens *Tokens
 
 	OpLatency   time.Duration
 	WaitTimeout time.Duration
@@ -77,6 +79,8 @@ func NewServer(opts Options) *Server {
 	s.Router = newRouter(s.Calls, s.Faults, log)
 	s.Router.ops = s.Ops
 	s.Router.projects = newProjectIDs(s.Store)
+	s.Tokens = newTokens(s.Now)
+	s.Router.tokens = s.Tokens
 	return s
 }
 
@@ -114,6 +118,7 @@ func (s *Server) Reset() {
 	s.Store.Replace(nil)
 	s.Calls.Reset()
 	s.Faults.Clear()
+	s.Tokens.reset()
 	s.hooksMu.Lock()
 	hooks := append([]func(){}, s.resetHooks...)
 	s.hooksMu.Unlock()
