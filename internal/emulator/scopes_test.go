@@ -14,42 +14,11 @@ import (
 	"golang.org/x/oauth2"
 	"google.golang.org/api/googleapi"
 	"google.golang.org/api/option"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/emulatortest"
 )
 
 const scopeURL = "https://www.googleapis.com/auth/"
-
-// scopedVM creates VM name in project p with the given service accounts and returns its metadata host.
-func scopedVM(t *testing.T, env *emulatortest.Env, name string, sas []*computepb.ServiceAccount) string {
-	t.Helper()
-	ctx := context.Background()
-	inst, err := compute.NewInstancesRESTClient(ctx, env.ClientOptions()...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer inst.Close()
-	op, err := inst.Insert(ctx, &computepb.InsertInstanceRequest{Project: "p", Zone: "us-central1-a", InstanceResource: &computepb.Instance{
-		Name:        proto.String(name),
-		MachineType: proto.String("zones/us-central1-a/machineTypes/n2-standard-4"),
-		Disks: []*computepb.AttachedDisk{{Boot: proto.Bool(true), InitializeParams: &computepb.AttachedDiskInitializeParams{
-			SourceImage: proto.String("projects/debian-cloud/global/images/family/debian-12")}}},
-		NetworkInterfaces: []*computepb.NetworkInterface{{Subnetwork: proto.String("regions/us-central1/subnetworks/sub")}},
-		ServiceAccounts:   sas,
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := op.Wait(ctx); err != nil {
-		t.Fatal(err)
-	}
-	var out struct{ Host string }
-	if code := call(t, env, "POST", "/emulator/v1/projects/p/zones/us-central1-a/instances/"+name+":metadataServer", nil, &out); code != 200 {
-		t.Fatalf("metadata server of %s: %d", name, code)
-	}
-	return out.Host
-}
 
 // vmToken fetches the VM's default token as a process on the VM does; it returns the status and the token.
 func vmToken(t *testing.T, host string) (int, string) {
@@ -91,25 +60,14 @@ func authed(t *testing.T, env *emulatortest.Env, auth, method, path, body string
 	return resp.StatusCode, e
 }
 
-func scopesEnv(t *testing.T) *emulatortest.Env {
-	env := emulatortest.Start(t)
-	insertNetwork(t, networksClient(t, env), "net")
-	sub := `{"name":"sub","network":"global/networks/net","ipCidrRange":"10.8.0.0/24"}`
-	if code, e := authed(t, env, "", "POST", "/compute/v1/projects/p/regions/us-central1/subnetworks", sub); code != 200 {
-		t.Fatalf("subnet: %d %v", code, e)
-	}
-	return env
-}
-
 // A VM's token may call what its scopes cover and nothing else: Compute reads with compute.readonly but not
 // instances.delete (403 ACCESS_TOKEN_SCOPE_INSUFFICIENT, Google's whole body), Cloud Storage reads with
 // devstorage.read_only but no uploads, no Filestore without cloud-platform; cloud-platform covers everything.
 func TestScopesEnforcedOnMetadataTokens(t *testing.T) {
-	env := scopesEnv(t)
-	login := scopedVM(t, env, "login", []*computepb.ServiceAccount{{Email: proto.String("default"),
-		Scopes: []string{scopeURL + "compute.readonly", scopeURL + "devstorage.read_only", scopeURL + "logging.write"}}})
-	scopedVM(t, env, "node", []*computepb.ServiceAccount{{Email: proto.String("default"), Scopes: []string{scopeURL + "devstorage.read_write"}}})
-	admin := scopedVM(t, env, "admin", []*computepb.ServiceAccount{{Email: proto.String("default"), Scopes: []string{scopeURL + "cloud-platform"}}})
+	env := emulatortest.Start(t)
+	login := env.ScopedVM(t, "login", []string{scopeURL + "compute.readonly", scopeURL + "devstorage.read_only", scopeURL + "logging.write"})
+	env.ScopedVM(t, "node", []string{scopeURL + "devstorage.read_write"})
+	admin := env.ScopedVM(t, "admin", []string{scopeURL + "cloud-platform"})
 	if code, e := authed(t, env, "", "POST", "/storage/v1/b?project=p", `{"name":"data"}`); code != 200 {
 		t.Fatalf("bucket: %d %v", code, e)
 	}
@@ -165,8 +123,8 @@ func TestScopesEnforcedOnMetadataTokens(t *testing.T) {
 
 // The Go client sees the refusal as Google's: a 403 insufficientPermissions whose body names ACCESS_TOKEN_SCOPE_INSUFFICIENT.
 func TestScopesRefusalThroughGoClient(t *testing.T) {
-	env := scopesEnv(t)
-	host := scopedVM(t, env, "login", []*computepb.ServiceAccount{{Email: proto.String("default"), Scopes: []string{scopeURL + "logging.write"}}})
+	env := emulatortest.Start(t)
+	host := env.ScopedVM(t, "login", []string{scopeURL + "logging.write"})
 	_, tok := vmToken(t, host)
 	ctx := context.Background()
 	inst, err := compute.NewInstancesRESTClient(ctx, option.WithEndpoint(env.URL+"/"),
@@ -189,8 +147,8 @@ func TestScopesRefusalThroughGoClient(t *testing.T) {
 // (or one past its hour) is 401 UNAUTHENTICATED; no credentials, or the owner tools' placeholder token, act as
 // the project's owner as before.
 func TestScopesTokenlessAndUnknownTokens(t *testing.T) {
-	env := scopesEnv(t)
-	host := scopedVM(t, env, "bare", nil)
+	env := emulatortest.Start(t)
+	host := env.ScopedVM(t, "bare", nil)
 	if code, _ := vmToken(t, host); code != 404 {
 		t.Errorf("token of a VM without a service account: %d, want 404", code)
 	}
