@@ -18,9 +18,9 @@ type Cloud struct {
 	Scopes         []string `json:"scopes,omitempty"`
 	// Identities are the resolved identity of each role; nil in a cluster written before them.
 	Identities *Identities `json:"identities,omitempty"`
-	PublicIPs      bool     `json:"public_ips,omitempty"`
-	ShieldedVM     bool     `json:"shielded_vm,omitempty"`
-	OSLogin        bool     `json:"os_login,omitempty"`
+	PublicIPs  bool        `json:"public_ips,omitempty"`
+	ShieldedVM bool        `json:"shielded_vm,omitempty"`
+	OSLogin    bool        `json:"os_login,omitempty"`
 	// Labels are the user's labels of the cluster's VMs (without the product's own).
 	Labels     map[string]string `json:"labels,omitempty"`
 	Controller VMShape           `json:"controller"`
