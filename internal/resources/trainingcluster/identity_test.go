@@ -164,7 +164,7 @@ func TestAccTrainingCluster_identitiesFromEarlierVersion(t *testing.T) {
 				Check: resource.ComposeAggregateTestCheckFunc(sameID(env, "hco-controller", &ctlID, true), vmsKeep),
 			},
 			{
-				Config: cfg(""),
+				Config:           cfg(""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			},
 		},
