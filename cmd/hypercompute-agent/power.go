@@ -88,7 +88,9 @@ func powerEnv(ctx context.Context) (power.Env, error) {
 		Project:      project,
 		Zone:         zone,
 		EmulatorHost: os.Getenv("HYPERCOMPUTE_EMULATOR_HOST"),
-		UserAgent:    "hypercompute-agent/" + version,
+		// The VM's own token on the local cloud too, so its scopes are checked as on Google Cloud.
+		MetadataToken: true,
+		UserAgent:     "hypercompute-agent/" + version,
 	})
 	if err != nil {
 		return power.Env{}, fmt.Errorf("creating Compute API clients: %w", err)

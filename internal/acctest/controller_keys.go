@@ -43,6 +43,13 @@ func (e *Env) ControllerKey(cluster, key string) (value string, ok bool) {
 // RemoveControllerKey is a check that deletes metadata key key on cluster's controller VM, as
 // someone outside Terraform would.
 func (e *Env) RemoveControllerKey(cluster, key string) func(*terraform.State) error {
+	return e.EditControllerKey(cluster, key, func(string) (string, bool) { return "", false })
+}
+
+// EditControllerKey is a check that replaces metadata key key on cluster's controller VM with what
+// edit makes of its value (keep false: delete it), as someone outside Terraform — or an earlier
+// version of the provider — would have written it.
+func (e *Env) EditControllerKey(cluster, key string, edit func(value string) (string, bool)) func(*terraform.State) error {
 	return func(*terraform.State) error {
 		ctx, c, vm := context.Background(), e.Clients(), cc.ControllerName(cluster)
 		inst, err := c.Instances.Get(ctx, &computepb.GetInstanceRequest{Project: Project, Zone: Zone, Instance: vm})
@@ -54,13 +61,16 @@ func (e *Env) RemoveControllerKey(cluster, key string) func(*terraform.State) er
 		for _, it := range md.GetItems() {
 			if it.GetKey() != key {
 				kept = append(kept, it)
+			} else if v, keep := edit(it.GetValue()); keep {
+				it.Value = &v
+				kept = append(kept, it)
 			}
 		}
 		md.Items = kept
 		if _, err := wait(ctx, c, func() (*compute.Operation, error) {
 			return c.Instances.SetMetadata(ctx, &computepb.SetMetadataInstanceRequest{Project: Project, Zone: Zone, Instance: vm, MetadataResource: md})
 		}); err != nil {
-			return fmt.Errorf("removing %s from %s: %w", key, vm, err)
+			return fmt.Errorf("editing %s on %s: %w", key, vm, err)
 		}
 		return nil
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/agent"
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/recipes"
 )
@@ -381,6 +382,16 @@ func TestAccountingOnTheLocalRuntime(t *testing.T) {
 			t.Errorf("the login node's goodput row for job %s: %v; the controller reports %+v\n%s", id, row, got.GoodputFigures, out)
 		}
 		t.Logf("recipe job %s: runs %v s, lost %.3f s (progress file), runtime goodput %.3f", id, runs, lost, got.Runtime)
+	})
+	t.Run("the controller serves the report", func(t *testing.T) {
+		// The page a person opens (through an IAP tunnel) from the controller: the same figures as
+		// `goodput`, as plots.
+		page := c.exec(controller, "curl", "-sS", "--fail-with-body", "http://"+controller+agent.ReportAddr+"/report?since=1d")
+		for _, want := range []string{"<title>Goodput and health report: ac</title>", "<svg", "tiny"} {
+			if !strings.Contains(page, want) {
+				t.Errorf("the controller's /report has no %q:\n%.2000s", want, page)
+			}
+		}
 	})
 	t.Logf("done after %s", time.Since(start).Round(time.Millisecond))
 }

@@ -173,6 +173,7 @@ func (c *cloud) createVMOf(name, machineType string, items map[string]string) {
 		NetworkInterfaces: []*computepb.NetworkInterface{{Subnetwork: proto.String("regions/" + region + "/subnetworks/sub")}},
 		Metadata:          md,
 		Scheduling:        sched,
+		ServiceAccounts:   roleServiceAccount(items),
 	}})
 	if err == nil {
 		err = op.Wait(c.ctx)
@@ -180,6 +181,18 @@ func (c *cloud) createVMOf(name, machineType string, items map[string]string) {
 	if err != nil {
 		c.t.Fatalf("creating VM %s: %v", name, err)
 	}
+}
+
+// roleServiceAccount is the identity hypercompute_training_cluster gives a VM of the role its node
+// config names, with the role's default scopes: the local cloud holds the agent's token to them, so
+// only the controller may call Compute.
+func roleServiceAccount(items map[string]string) []*computepb.ServiceAccount {
+	const auth = "https://www.googleapis.com/auth/"
+	scopes := []string{auth + "devstorage.read_write", auth + "logging.write", auth + "monitoring.write"}
+	if n, err := cc.DecodeNode([]byte(items[cc.NodeConfigKey])); err == nil && n.Role == cc.RoleController {
+		scopes = []string{auth + "compute", auth + "devstorage.read_only", auth + "logging.write", auth + "monitoring.write"}
+	}
+	return []*computepb.ServiceAccount{{Email: proto.String("default"), Scopes: scopes}}
 }
 
 // setMetadata changes one key of a VM's metadata, as the provider does

@@ -73,7 +73,7 @@ func (h *host) cloudWriter(ctx context.Context, sources []cloudmon.Source) (*clo
 		return nil, err
 	}
 	clients, err := gcp.NewClients(ctx, gcp.Config{Project: project, Zone: zone,
-		EmulatorHost: os.Getenv("HYPERCOMPUTE_EMULATOR_HOST"), UserAgent: "hypercompute-agent"})
+		EmulatorHost: os.Getenv("HYPERCOMPUTE_EMULATOR_HOST"), MetadataToken: true, UserAgent: "hypercompute-agent"})
 	if err != nil {
 		return nil, err
 	}

@@ -206,7 +206,7 @@ func (c *controller) computeEnv(ctx context.Context, cluster cc.Cluster) (*healt
 		return nil, fmt.Errorf("reading the zone from the metadata server: %w", err)
 	}
 	clients, err := gcp.NewClients(ctx, gcp.Config{Project: project, Zone: zone,
-		EmulatorHost: os.Getenv("HYPERCOMPUTE_EMULATOR_HOST"), UserAgent: "hypercompute-agent"})
+		EmulatorHost: os.Getenv("HYPERCOMPUTE_EMULATOR_HOST"), MetadataToken: true, UserAgent: "hypercompute-agent"})
 	if err != nil {
 		return nil, fmt.Errorf("creating Compute API clients: %w", err)
 	}

@@ -11,13 +11,16 @@ type Cloud struct {
 	// Network and Subnet are Compute self links.
 	Network string `json:"network"`
 	Subnet  string `json:"subnet"`
-	// ServiceAccount is the email the cluster's VMs run as ("default": the project's Compute Engine
-	// default service account) with Scopes.
+	// ServiceAccount and Scopes are the cluster's shared identity as configured (`service_account`):
+	// "default" is the project's Compute Engine default service account. A cluster written before
+	// Identities ran every VM as exactly this.
 	ServiceAccount string   `json:"service_account,omitempty"`
 	Scopes         []string `json:"scopes,omitempty"`
-	PublicIPs      bool     `json:"public_ips,omitempty"`
-	ShieldedVM     bool     `json:"shielded_vm,omitempty"`
-	OSLogin        bool     `json:"os_login,omitempty"`
+	// Identities are the resolved identity of each role; nil in a cluster written before them.
+	Identities *Identities `json:"identities,omitempty"`
+	PublicIPs  bool        `json:"public_ips,omitempty"`
+	ShieldedVM bool        `json:"shielded_vm,omitempty"`
+	OSLogin    bool        `json:"os_login,omitempty"`
 	// Labels are the user's labels of the cluster's VMs (without the product's own).
 	Labels     map[string]string `json:"labels,omitempty"`
 	Controller VMShape           `json:"controller"`
@@ -34,4 +37,34 @@ type VMShape struct {
 	Image       string `json:"image"`
 	DiskSizeGB  int    `json:"disk_size_gb"`
 	DiskType    string `json:"disk_type"`
+}
+
+// Identity is a service account and the OAuth scopes a VM carries it with.
+type Identity struct {
+	Email  string   `json:"email"`
+	Scopes []string `json:"scopes"`
+}
+
+// Identities are the identities of the cluster's roles: least privilege per role, so a token taken on a
+// login VM cannot delete the cluster's nodes.
+type Identities struct {
+	Controller Identity `json:"controller"`
+	Login      Identity `json:"login"`
+	Compute    Identity `json:"compute"`
+}
+
+// Identity returns the identity of role's VMs: the resolved one, or for a cluster written before roles had
+// their own, the shared one.
+func (c *Cloud) Identity(role Role) Identity {
+	if c.Identities != nil {
+		switch role {
+		case RoleController:
+			return c.Identities.Controller
+		case RoleLogin:
+			return c.Identities.Login
+		case RoleCompute:
+			return c.Identities.Compute
+		}
+	}
+	return Identity{Email: c.ServiceAccount, Scopes: c.Scopes}
 }

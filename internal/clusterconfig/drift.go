@@ -73,7 +73,9 @@ func NodeConfigHash(c Cluster) (string, error) {
 	}{Controller: c.Controller, SlurmctldPort: d.Slurm.SlurmctldPort, Mounts: c.Mounts, Layout: c.Layout, Agents: c.Agents}
 	v.Mounts.Home.Tier, v.Mounts.Home.CapacityGiB = "", 0
 	if cl := c.Cloud; cl != nil {
-		v.Network, v.Subnet, v.Account, v.Scopes = cl.Network, cl.Subnet, cl.ServiceAccount, cl.Scopes
+		// Nodes boot with the compute role's identity (the shared one in clusters written before roles).
+		id := cl.Identity(RoleCompute)
+		v.Network, v.Subnet, v.Account, v.Scopes = cl.Network, cl.Subnet, id.Email, id.Scopes
 		v.PublicIPs, v.ShieldedVM = cl.PublicIPs, cl.ShieldedVM
 	}
 	b, err := json.Marshal(v)

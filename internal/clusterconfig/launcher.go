@@ -78,22 +78,21 @@ else
 		}
 		;;
 	gs://*)
-		# A bucket object, read with this VM's own service account, the way a
-		# release publishes agents by digest. On the local cloud the emulator
-		# serves Cloud Storage at HYPERCOMPUTE_EMULATOR_HOST, unauthenticated.
+		# A bucket object, read with this VM's own service account (a storage
+		# scope), the way a release publishes agents by digest. On the local
+		# cloud the emulator serves Cloud Storage at HYPERCOMPUTE_EMULATOR_HOST
+		# and checks the token's scopes the same way.
 		command -v curl >/dev/null 2>&1 || fail "curl is not installed; the agent cannot be fetched from $AGENT_URL"
 		object=${AGENT_URL#gs://}
 		bucket=${object%%/*}
 		name=$(printf '%s' "${object#*/}" | sed 's|/|%2F|g')
-		if [ -n "${HYPERCOMPUTE_EMULATOR_HOST:-}" ]; then
-			set -- "http://$HYPERCOMPUTE_EMULATOR_HOST/storage/v1/b/$bucket/o/$name?alt=media"
-		else
-			token=$(curl -sf -m 10 --retry 5 -H 'Metadata-Flavor: Google' \
-				"http://${GCE_METADATA_HOST:-metadata.google.internal}/computeMetadata/v1/instance/service-accounts/default/token" |
-				sed -n 's/.*"access_token" *: *"\([^"]*\)".*/\1/p')
-			[ -n "$token" ] || fail "cannot get an access token for the VM's service account to read $AGENT_URL"
-			set -- -H "Authorization: Bearer $token" "https://storage.googleapis.com/storage/v1/b/$bucket/o/$name?alt=media"
-		fi
+		token=$(curl -sf -m 10 --retry 5 -H 'Metadata-Flavor: Google' \
+			"http://${GCE_METADATA_HOST:-metadata.google.internal}/computeMetadata/v1/instance/service-accounts/default/token" |
+			sed -n 's/.*"access_token" *: *"\([^"]*\)".*/\1/p')
+		[ -n "$token" ] || fail "cannot get an access token for the VM's service account to read $AGENT_URL"
+		api=https://storage.googleapis.com
+		[ -z "${HYPERCOMPUTE_EMULATOR_HOST:-}" ] || api=http://$HYPERCOMPUTE_EMULATOR_HOST
+		set -- -H "Authorization: Bearer $token" "$api/storage/v1/b/$bucket/o/$name?alt=media"
 		log "fetching agent $AGENT_VERSION from $AGENT_URL"
 		curl -fsSL --retry 10 --retry-delay 3 --retry-connrefused --connect-timeout 10 -o "$tmp" "$@" || {
 			rc=$?

@@ -166,8 +166,8 @@ func TestLauncherReportsDownloadAndArchFailures(t *testing.T) {
 }
 
 // An agent published to a bucket (gs://BUCKET/OBJECT, as releases publish it by digest) is fetched through
-// the Cloud Storage JSON API; on the local cloud that is the emulator's, unauthenticated, wherever the
-// repository happens to be checked out.
+// the Cloud Storage JSON API with the VM's own token; on the local cloud that is the emulator's, which holds
+// the token to the VM's scopes, wherever the repository happens to be checked out.
 func TestLauncherFetchesTheAgentFromABucket(t *testing.T) {
 	requireLauncherTools(t)
 	agent := []byte(fakeAgent)
@@ -190,6 +190,7 @@ func TestLauncherFetchesTheAgentFromABucket(t *testing.T) {
 	post("/upload/storage/v1/b/hc-agents/o?uploadType=media&name="+object, "application/octet-stream", agent)
 
 	t.Setenv("HYPERCOMPUTE_EMULATOR_HOST", emu.Host)
+	env.metadata = emu.ScopedVM(t, "reader", []string{"https://www.googleapis.com/auth/devstorage.read_only"})
 	dir := t.TempDir()
 	ref := cc.AgentRef{Version: "1.2.3", URL: "gs://hc-agents/" + object, SHA256: sha(agent)}
 	code, stderr, marker := runLauncher(t, ref, env, dir)
@@ -203,5 +204,15 @@ func TestLauncherFetchesTheAgentFromABucket(t *testing.T) {
 	missing := cc.AgentRef{Version: "1.2.4", URL: "gs://hc-agents/agents/none/hypercompute-agent", SHA256: sha(agent)}
 	if code, stderr, _ := runLauncher(t, missing, env, t.TempDir()); code != 1 || !strings.Contains(stderr, "cannot download the agent from gs://hc-agents/agents/none/hypercompute-agent (curl exit status 22)") {
 		t.Errorf("missing object: exit %d, stderr:\n%s", code, stderr)
+	}
+	// A VM whose scopes hold no storage scope cannot read the bucket (403), nor can one without a service
+	// account get a token at all.
+	env.metadata = emu.ScopedVM(t, "no-storage", []string{"https://www.googleapis.com/auth/logging.write"})
+	if code, stderr, _ := runLauncher(t, ref, env, t.TempDir()); code != 1 || !strings.Contains(stderr, "(curl exit status 22)") {
+		t.Errorf("no storage scope: exit %d, stderr:\n%s", code, stderr)
+	}
+	env.metadata = emu.ScopedVM(t, "no-account", nil)
+	if code, stderr, _ := runLauncher(t, ref, env, t.TempDir()); code != 1 || !strings.Contains(stderr, "cannot get an access token for the VM's service account") {
+		t.Errorf("no service account: exit %d, stderr:\n%s", code, stderr)
 	}
 }

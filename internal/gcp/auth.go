@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"golang.org/x/oauth2"
+	"golang.org/x/oauth2/google"
 	"google.golang.org/api/impersonate"
 	"google.golang.org/api/option"
 	htransport "google.golang.org/api/transport/http"
@@ -17,9 +18,14 @@ import (
 
 // authTransport wraps base with the layer that adds OAuth2 tokens, chosen from cfg:
 // AccessToken, else Credentials, else Application Default Credentials; then, if asked,
-// impersonation of a service account on top. Against an emulator it adds nothing.
+// impersonation of a service account on top. Against an emulator it adds nothing, unless MetadataToken
+// asks for the VM's own token.
 func authTransport(ctx context.Context, cfg Config, base http.RoundTripper) (http.RoundTripper, error) {
 	if cfg.emulated() {
+		if cfg.MetadataToken {
+			// GCE_METADATA_HOST locates the VM's metadata server, as for every Google client.
+			return &oauth2.Transport{Source: oauth2.ReuseTokenSource(nil, google.ComputeTokenSource("")), Base: base}, nil
+		}
 		return base, nil
 	}
 	// Token sources keep this context for every later refresh; the provider's Configure

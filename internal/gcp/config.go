@@ -73,7 +73,10 @@ type Config struct {
 	// EmulatorHost (host:port) sends every API to the local cloud, over plain HTTP and
 	// without authentication. It wins over Endpoints and all credentials.
 	EmulatorHost string
-	UserAgent    string
+	// MetadataToken authenticates with the VM's metadata-server token even against the emulator: the agent
+	// on a local-cloud VM, whose calls the local cloud then checks against the VM's scopes as Google does.
+	MetadataToken bool
+	UserAgent     string
 
 	Retry RetryConfig
 	Poll  PollConfig

@@ -21,8 +21,12 @@ import (
 // Default; the round-trip acceptance test covers them with the others. A new entry needs that
 // plan code, not just a line here.
 var planDerivedCollections = []string{
-	// The OAuth scopes follow the buckets' profiles (read-write storage for checkpointing).
+	// The OAuth scopes: the shared list is empty unless set (a state from before per-role identities
+	// keeps its own), and each role's defaults to the shared list or the role's minimal scopes.
 	"hypercompute_training_cluster.service_account.scopes",
+	"hypercompute_training_cluster.service_accounts.controller.scopes",
+	"hypercompute_training_cluster.service_accounts.compute.scopes",
+	"hypercompute_training_cluster.service_accounts.login.scopes",
 }
 
 // TestOptionalCollectionsHaveEmptyDefaults holds every registered resource to the rule that makes

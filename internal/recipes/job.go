@@ -64,6 +64,35 @@ type Job struct {
 	// Generation changes when the spec changes, so a replaced job is told
 	// apart from the one it replaces.
 	Generation string `json:"generation"`
+	// Custom is the user's own program instead of a catalog recipe: Model,
+	// Size, Mode, Hyperparameters and Precision are then empty, and MaxSteps
+	// is optional (0: the program decides).
+	Custom *Custom `json:"custom,omitempty"`
+}
+
+// Custom is a training program the user brings, run in the same batch
+// script as the recipes (checkpoint directory, requeue, restart policy,
+// USR1 before the time limit, progress and goodput). Exactly one of Command
+// and Script is set. The program learns everything through the environment
+// (CustomEnv) and reports progress through the helper module the script
+// ships (CustomHelperModule) or by writing ProgressFile itself.
+type Custom struct {
+	// Command is a shell command line (bash -c) each task runs.
+	Command string `json:"command,omitempty"`
+	// Script is a program's text, written to the run directory and
+	// executed: its #! line names the interpreter.
+	Script string `json:"script,omitempty"`
+	// GPUsPerNode the job asks Slurm for on each node; one task per GPU
+	// (one per node when 0). Only on GPU profiles.
+	GPUsPerNode int `json:"gpus_per_node,omitempty"`
+	// FLOPsPerStep is the model FLOPs of one optimizer step over all ranks,
+	// when the user declares it: the helper then reports MFU against
+	// PeakTFLOPS.
+	FLOPsPerStep float64 `json:"flops_per_step,omitempty"`
+	// PeakTFLOPS of the job's GPUs together (the catalog's dense bf16
+	// datasheet figure × GPUs); 0 on CPU, where the helper measures a
+	// matmul rate itself when the program uses PyTorch.
+	PeakTFLOPS float64 `json:"peak_tflops,omitempty"`
 }
 
 // Checkpoint says where and how often a job checkpoints.

@@ -15,6 +15,9 @@ func Render(j Job) (Script, error) {
 	if err != nil {
 		return Script{}, fmt.Errorf("recipe job %s: %w", j.Name, err)
 	}
+	if j.Custom != nil {
+		return renderCustom(j)
+	}
 	hp, _ := ResolveHyperparameters(r, j.Hyperparameters)
 	if r.GPU() {
 		return renderGPU(j, r, hp)

@@ -76,20 +76,8 @@ func renderGPU(j Job, r Recipe, hp map[string]string) (Script, error) {
 	b.WriteString(masterAddr)
 	envExports(&b, j.Env)
 
-	// The container is imported once into the shared cache (flock: two
-	// jobs starting together import it once).
-	fmt.Fprintf(&b, "IMAGE=%s\nSQSH=%s/%s\n", shq(enrootURI(image)), enrootCache, squashName(image))
-	b.WriteString(`mkdir -p "$(dirname "$SQSH")"
-flock "$SQSH.lock" bash -c '[ -f "$1" ] || enroot import --output "$1.part" "$2" && mv -f "$1.part" "$1"' _ "$SQSH" "$IMAGE" || { echo "enroot import of $IMAGE failed" >&2; exit 1; }
-`)
-	// Mounts: the checkpoint and run directories, /home, /lustre where the
-	// cluster has it, and the NIC stack's plugin directories.
-	b.WriteString(`mounts="$CKPT_DIR:$CKPT_DIR,$RUN_DIR:$RUN_DIR,/home:/home"
-[ -d /lustre ] && mounts="$mounts,/lustre:/lustre"
-`)
-	for _, p := range stackMounts[m.NICStack] {
-		fmt.Fprintf(&b, "mounts=\"$mounts,%s:%s\"\n", p, p)
-	}
+	containerImport(&b, image)
+	containerMounts(&b, m.NICStack)
 	b.WriteString("echo \"hypercompute: $SLURM_JOB_NAME ($SLURM_JOB_ID, restart ${SLURM_RESTART_COUNT:-0}) on $SLURM_JOB_NODELIST, master $MASTER_ADDR:$MASTER_PORT\"\n")
 	precision := r.Precision
 	if j.Precision != "" {
@@ -133,6 +121,26 @@ flock "$SQSH.lock" bash -c '[ -f "$1" ] || enroot import --output "$1.part" "$2"
 	// loses the steps since its last save.
 	stepLoop(&b, j, "TERM", `[ "$stop_signal" = USR1 ]`)
 	return Script{Body: b.String(), Sbatch: flags, NeedsBatchSignal: true, MakeDirs: []string{j.RunDir}}, nil
+}
+
+// containerImport imports the image once into the shared cache (flock: two
+// jobs starting together import it once) and leaves its path in $SQSH.
+func containerImport(b *strings.Builder, image string) {
+	fmt.Fprintf(b, "IMAGE=%s\nSQSH=%s/%s\n", shq(enrootURI(image)), enrootCache, squashName(image))
+	b.WriteString(`mkdir -p "$(dirname "$SQSH")"
+flock "$SQSH.lock" bash -c '[ -f "$1" ] || enroot import --output "$1.part" "$2" && mv -f "$1.part" "$1"' _ "$SQSH" "$IMAGE" || { echo "enroot import of $IMAGE failed" >&2; exit 1; }
+`)
+}
+
+// containerMounts sets $mounts: the checkpoint and run directories, /home,
+// /lustre where the cluster has it, and the NIC stack's plugin directories.
+func containerMounts(b *strings.Builder, stack catalog.NICStack) {
+	b.WriteString(`mounts="$CKPT_DIR:$CKPT_DIR,$RUN_DIR:$RUN_DIR,/home:/home"
+[ -d /lustre ] && mounts="$mounts,/lustre:/lustre"
+`)
+	for _, p := range stackMounts[stack] {
+		fmt.Fprintf(b, "mounts=\"$mounts,%s:%s\"\n", p, p)
+	}
 }
 
 func containerWorkdir(r Recipe) string {

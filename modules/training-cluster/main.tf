@@ -140,6 +140,7 @@ resource "hypercompute_recipe_job" "this" {
   checkpoint      = each.value.checkpoint
   tensorboard_dir = each.value.tensorboard_dir
   export_path     = each.value.export_path
+  time_limit      = each.value.time_limit
   wait_for        = each.value.wait_for
 
   timeouts = each.value.create_timeout == null ? null : { create = each.value.create_timeout }

@@ -231,13 +231,21 @@ variable "labels" {
 }
 
 variable "recipe_jobs" {
-  description = "Training runs from the provider's recipe catalog, keyed by job name; each runs on one of the module's partitions. See the hypercompute_recipe_job resource for what every field means."
+  description = "Training runs from the provider's recipe catalog (recipe.model, size, mode) or the team's own programs (recipe.custom), keyed by job name; each runs on one of the module's partitions. See the hypercompute_recipe_job resource for what every field means."
   type = map(object({
     partition = string
     recipe = object({
-      model = string
-      size  = string
-      mode  = string
+      model = optional(string)
+      size  = optional(string)
+      mode  = optional(string)
+      custom = optional(object({
+        command         = optional(string)
+        script          = optional(string)
+        gpus_per_node   = optional(number)
+        environment     = optional(map(string))
+        container_image = optional(string)
+        flops_per_step  = optional(number)
+      }))
     })
     nodes = optional(number)
     overrides = optional(object({
@@ -255,6 +263,7 @@ variable "recipe_jobs" {
     }))
     tensorboard_dir = optional(string)
     export_path     = optional(string)
+    time_limit      = optional(string)
     wait_for        = optional(string, "running")
     create_timeout  = optional(string)
   }))

@@ -43,6 +43,8 @@ type Router struct {
 	log    *slog.Logger
 	// projects resolves projects/<number> to projects/<id> before dispatch, for every API at once.
 	projects *projectIDs
+	// tokens are the access tokens the metadata servers minted; authorize checks their scopes.
+	tokens *Tokens
 }
 
 func newRouter(calls *Calls, faults *Faults, log *slog.Logger) *Router {
@@ -65,6 +67,10 @@ func (rt *Router) Handle(pattern, method string, class Class, h http.HandlerFunc
 			rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 			w = rec
 			defer func() { rt.calls.Record(route.Method, route.Class, rec.status >= 400) }()
+			if e := rt.authorize(r, route); e != nil {
+				e.write(w)
+				return
+			}
 			if e, after := rt.faults.SyncErrorMode(route.Method); e != nil {
 				if after {
 					h(&lostAnswer{header: http.Header{}}, r)

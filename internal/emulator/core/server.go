@@ -36,6 +36,8 @@ type Server struct {
 	Router *Router
 	Rand   *Rand
 	Log    *slog.Logger
+	// Tokens are the access tokens the VMs' metadata servers minted, checked on every API call that carries one.
+	Tokens *Tokens
 
 	OpLatency   time.Duration
 	WaitTimeout time.Duration
@@ -81,6 +83,10 @@ func NewServer(opts Options) *Server {
 	s.Router = newRouter(s.Calls, s.Faults, log)
 	s.Router.ops = s.Ops
 	s.Router.projects = newProjectIDs(s.Store)
+	// Tokens expire by the configured clock, not the moved one (clock.go): clients keep a token by their
+	// own clock, so moving the emulator's forward must not expire every VM's token at once.
+	s.Tokens = newTokens(s.clock)
+	s.Router.tokens = s.Tokens
 	return s
 }
 
@@ -119,6 +125,7 @@ func (s *Server) Reset() {
 	s.Calls.Reset()
 	s.Faults.Clear()
 	s.offset.Store(0)
+	s.Tokens.reset()
 	s.hooksMu.Lock()
 	hooks := append([]func(){}, s.resetHooks...)
 	s.hooksMu.Unlock()

@@ -6,36 +6,43 @@ import (
 	"net/http"
 	"strconv"
 
+	"cloud.google.com/go/compute/apiv1/computepb"
+
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/core"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/instances"
 )
 
-// accountEmail resolves "default" or an email to a service account the VM carries.
-func (m *Server) accountEmail(key, account string) (string, bool) {
+// account resolves "default" or an email to a service account the VM carries.
+func (m *Server) account(key, account string) (*computepb.ServiceAccount, bool) {
 	inst, ok := m.inst.Instance(key)
 	if !ok {
-		return "", false
+		return nil, false
 	}
 	for i, sa := range inst.GetServiceAccounts() {
 		if (account == "default" && i == 0) || sa.GetEmail() == account {
-			return sa.GetEmail(), true
+			return sa, true
 		}
 	}
-	return "", false
+	return nil, false
 }
 
-// token answers a fake OAuth access token. The emulator's APIs accept any credentials (clients are configured
-// without authentication), so the token only has to look right to client libraries.
+func (m *Server) accountEmail(key, account string) (string, bool) {
+	sa, ok := m.account(key, account)
+	return sa.GetEmail(), ok
+}
+
+// token answers an OAuth access token for the VM's service account, registered with the scopes the VM carries
+// now (a ?scopes= query changes nothing), so the emulator's APIs refuse what those scopes do not cover (core.Router.authorize). A VM without a
+// service account has no token (404), as on Compute Engine.
 func (m *Server) token(w http.ResponseWriter, r *http.Request, key, account string) {
-	email, ok := m.accountEmail(key, account)
+	sa, ok := m.account(key, account)
 	if !ok {
 		notFound().write(w, false)
 		return
 	}
-	now := m.srv.Now()
-	tok := "ya29.hypercompute-emulator." + core.Fingerprint(key, email, strconv.FormatInt(now.Unix()/3000, 10))
+	tok, expires := m.srv.Tokens.Mint(key, sa.GetEmail(), sa.GetScopes())
 	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(map[string]any{"access_token": tok, "expires_in": 3599, "token_type": "Bearer"})
+	_ = json.NewEncoder(w).Encode(map[string]any{"access_token": tok, "expires_in": expires, "token_type": "Bearer"})
 }
 
 // identity answers an unsigned, JWT-shaped identity token for ?audience=, with the compute_engine claims when

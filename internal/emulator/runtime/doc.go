@@ -50,6 +50,7 @@
 // Cloud Storage: `mount -t gcsfuse -o OPTS BUCKET DIR` runs the mount.gcsfuse
 // helper, which turns the options into flags as gcsfuse's own helper does and
 // runs the machine's real gcsfuse with --custom-endpoint at the emulator's
-// Cloud Storage API (http://169.254.169.253/storage/v1/) and --anonymous-access.
+// Cloud Storage API (http://169.254.169.253/storage/v1/), authenticated with the
+// VM's metadata-server token, so the VM's scopes decide what the mount may do.
 // The FUSE daemon is a process of the host, so deleting the VM unmounts it.
 package vmruntime

@@ -48,7 +48,7 @@ func TestGcsfuseHelperTurnsOptionsIntoFlags(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	want := []string{
-		"--custom-endpoint=http://169.254.169.253:80/storage/v1/", "--anonymous-access",
+		"--custom-endpoint=http://169.254.169.253:80/storage/v1/",
 		"-o", "allow_other", "--implicit-dirs", "--profile=aiml-checkpointing", "--file-mode=644", "-o", "file_cache:max_size_mb=-1",
 		"--log-file=/var/log/gcsfuse-ckpt-bucket.log", "ckpt-bucket", target,
 	}

@@ -3,8 +3,9 @@
 # as: mount.gcsfuse BUCKET TARGET [-n] [-o OPTIONS]. Like Cloud Storage FUSE's own
 # mount helper it turns the options into gcsfuse flags and runs the real gcsfuse,
 # which returns once the bucket is mounted; unlike it, it also points gcsfuse at
-# the local cloud's Cloud Storage API (unauthenticated) instead of
-# storage.googleapis.com, so the guest's `mount -t gcsfuse` is the production one.
+# the local cloud's Cloud Storage API instead of storage.googleapis.com, so the
+# guest's `mount -t gcsfuse` is the production one. gcsfuse authenticates with the
+# VM's metadata-server token, so the local cloud holds it to the VM's scopes.
 set -u
 prog=${0##*/}
 bucket=${1:-}
@@ -70,7 +71,8 @@ if [[ -z $log_file ]]; then
 fi
 
 api=${HYPERCOMPUTE_EMULATOR_HOST:-169.254.169.253:80}
-if ! out=$("$gcsfuse" --custom-endpoint="http://$api/storage/v1/" --anonymous-access "${args[@]}" "$bucket" "$target" 2>&1); then
+export GCE_METADATA_HOST=${GCE_METADATA_HOST:-169.254.169.254}
+if ! out=$("$gcsfuse" --custom-endpoint="http://$api/storage/v1/" "${args[@]}" "$bucket" "$target" 2>&1); then
   [[ -z $out && -f $log_file ]] && out=$(tail -n 5 "$log_file")
   echo "$prog: mounting gs://$bucket on $target failed: ${out:-gcsfuse exited without a word}" >&2
   exit 32

@@ -124,7 +124,8 @@ mv /gcs/ckpt/run-1/model.pt.tmp /gcs/ckpt/run-1/model.pt
 	})
 }
 
-// createVM creates a plain VM on subnet whose startup script is script.
+// createVM creates a plain VM on subnet whose startup script is script, running as a service account with
+// devstorage.read_write: gcsfuse authenticates with the VM's token, which the local cloud holds to its scopes.
 func createVM(ctx context.Context, c *gcp.Clients, name, subnet, script string) error {
 	op, err := c.Instances.Insert(ctx, &computepb.InsertInstanceRequest{Project: acctest.Project, Zone: acctest.Zone, InstanceResource: &computepb.Instance{
 		Name:        proto.String(name),
@@ -133,6 +134,8 @@ func createVM(ctx context.Context, c *gcp.Clients, name, subnet, script string) 
 			InitializeParams: &computepb.AttachedDiskInitializeParams{SourceImage: proto.String("projects/debian-cloud/global/images/family/debian-12")}}},
 		NetworkInterfaces: []*computepb.NetworkInterface{{Subnetwork: proto.String("regions/" + acctest.Region + "/subnetworks/" + subnet)}},
 		Metadata:          &computepb.Metadata{Items: []*computepb.Items{{Key: proto.String("startup-script"), Value: proto.String(script)}}},
+		ServiceAccounts: []*computepb.ServiceAccount{{Email: proto.String("default"),
+			Scopes: []string{"https://www.googleapis.com/auth/devstorage.read_write"}}},
 	}})
 	if err == nil {
 		err = op.Wait(ctx)

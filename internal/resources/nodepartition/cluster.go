@@ -75,8 +75,9 @@ func clusterFrom(ref cc.ClusterID, inst *computepb.Instance, cfg cc.Cluster) *cl
 		if cl.Network != "" && cl.Subnet != "" {
 			ci.network, ci.subnetwork = cl.Network, cl.Subnet
 		}
-		if cl.ServiceAccount != "" {
-			ci.serviceAccounts = []*computepb.ServiceAccount{{Email: proto.String(cl.ServiceAccount), Scopes: slices.Clone(cl.Scopes)}}
+		// Nodes run as the cluster's compute role: storage and telemetry, no Compute.
+		if id := cl.Identity(cc.RoleCompute); id.Email != "" {
+			ci.serviceAccounts = []*computepb.ServiceAccount{{Email: proto.String(id.Email), Scopes: slices.Clone(id.Scopes)}}
 		}
 		ci.publicIPs = cl.PublicIPs
 	}

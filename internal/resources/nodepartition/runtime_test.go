@@ -109,6 +109,28 @@ resource "hypercompute_node_partition" "static_a" {
   timeouts          = { create = "5m" }
 }
 `
+	// Least privilege (issue 23, items 9 and 10): any user who can log in to the login VM or run a job
+	// on a node can take that VM's token from its metadata server, but neither role has a Compute
+	// scope, so instances.delete on a node is refused as on Google Cloud and the node keeps running
+	// jobs; the controller's own token created and deleted the dynamic nodes above.
+	tokensCannotDelete := func(*terraform.State) error {
+		for _, vm := range []string{"hce-login-0", "hce-st-0"} {
+			code, body, err := env.DeleteWithVMToken(vm, "nobody", "hce-st-0")
+			if err != nil {
+				return err
+			}
+			if code != 403 || !strings.Contains(body, "ACCESS_TOKEN_SCOPE_INSUFFICIENT") {
+				return fmt.Errorf("instances.delete of hce-st-0 with %s's token answered %d %s; want 403 ACCESS_TOKEN_SCOPE_INSUFFICIENT", vm, code, body)
+			}
+		}
+		if vms := vmNames(env.Env, "hce-st"); !slices.Equal(vms, []string{"hce-st-0", "hce-st-a-0"}) {
+			return fmt.Errorf("VMs of partition st after the refused deletes: %v", vms)
+		}
+		if out, err := slurm(time.Minute, "srun -p st -w hce-st-0 -N 1 -t 1 --immediate=10 hostname"); err != nil || strings.TrimSpace(out) != "hce-st-0" {
+			return fmt.Errorf("a job on the static partition after the refused deletes: %q, %v", out, err)
+		}
+		return nil
+	}
 
 	// Scale-down of a dynamic node that runs a job (issue 24, item 3): the apply names the job it
 	// waits for, gives up at drain_timeout (plus a bound for the controller's passes), and once the
@@ -214,7 +236,7 @@ resource "hypercompute_node_partition" "a3h" {
 			},
 			{
 				Config: env.Config(runtimeConfig(agentPath, agentSHA) + staticPartition),
-				Check:  staticReady,
+				Check:  resource.ComposeTestCheckFunc(staticReady, tokensCannotDelete),
 			},
 			{
 				PreConfig:   busyNode,

@@ -7,8 +7,10 @@ import (
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/recipejob"
 )
 
-// overrides.hyperparameters = {} and overrides.env = {}, and both unset, plan nothing after
-// apply, refresh and import (issue 19) — a change there would replace the job.
+// overrides.hyperparameters = {}, overrides.env = {} and recipe.custom.environment = {}, and all
+// unset, plan nothing after apply, refresh and import (issue 19) — a change there would replace
+// the job. The body is a custom program, the one recipe whose object holds every collection (the
+// catalog recipes' overrides are the same attributes, read back by the same code).
 func TestAccRecipeJob_collectionsRoundTrip(t *testing.T) {
 	env := acctest.New(t)
 	cluster := apiCluster(t, env, "rjcol", false)
@@ -17,7 +19,7 @@ func TestAccRecipeJob_collectionsRoundTrip(t *testing.T) {
 		Factories: factories, New: recipejob.NewResource,
 		Body: map[string]any{
 			"cluster": cluster, "name": "train", "partition": "cpu",
-			"recipe":     map[string]any{"model": "tiny-gpt", "size": "2m", "mode": "pretrain"},
+			"recipe":     map[string]any{"custom": map[string]any{"command": "python3 /home/team/train.py"}},
 			"overrides":  map[string]any{"max_steps": 40},
 			"checkpoint": map[string]any{"interval": "30s"},
 		},

@@ -49,6 +49,9 @@ type spec struct {
 	restart   recipes.RestartPolicy
 	tbDir     string
 	export    string
+	// custom is recipe.custom: the user's program instead of a catalog recipe.
+	custom    *customModel
+	timeLimit string
 	complete  bool
 }
 
@@ -63,7 +66,7 @@ func readSpec(ctx context.Context, m *model) (spec, diag.Diagnostics) {
 		}
 		return true
 	}
-	s.complete = known(m.Cluster, m.Name, m.Partition, m.Recipe, m.Nodes, m.Overrides, m.TensorBoardDir, m.ExportPath)
+	s.complete = known(m.Cluster, m.Name, m.Partition, m.Recipe, m.Nodes, m.Overrides, m.TensorBoardDir, m.ExportPath, m.TimeLimit)
 	if !m.Cluster.IsUnknown() {
 		ref, err := cc.ParseClusterID(m.Cluster.ValueString())
 		if err != nil {
@@ -75,7 +78,10 @@ func readSpec(ctx context.Context, m *model) (spec, diag.Diagnostics) {
 	s.name, s.partition = m.Name.ValueString(), m.Partition.ValueString()
 	if !m.Recipe.IsNull() && !m.Recipe.IsUnknown() {
 		diags.Append(m.Recipe.As(ctx, &s.recipe, tfutil.ObjectOpts)...)
-		s.complete = s.complete && known(s.recipe.Model, s.recipe.Size, s.recipe.Mode)
+		s.complete = s.complete && known(s.recipe.Model, s.recipe.Size, s.recipe.Mode, s.recipe.Custom)
+		if s.custom = readCustom(ctx, s.recipe, &diags); s.custom != nil {
+			s.complete = s.complete && s.custom.known()
+		}
 	}
 	if !m.Nodes.IsNull() && !m.Nodes.IsUnknown() {
 		s.nodes = int(m.Nodes.ValueInt64())
@@ -92,6 +98,7 @@ func readSpec(ctx context.Context, m *model) (spec, diag.Diagnostics) {
 	}
 	s.restart, s.complete = readRestartPolicy(ctx, m.RestartPolicy, s.complete, &diags)
 	s.tbDir, s.export = m.TensorBoardDir.ValueString(), m.ExportPath.ValueString()
+	s.timeLimit = m.TimeLimit.ValueString()
 	return s, diags
 }
 
@@ -114,26 +121,42 @@ func resolve(s spec, v *controllerView, p cc.Partition, diags *diag.Diagnostics)
 			fmt.Sprintf("partition: partition %s runs machine type %q, which the catalog does not know", p.Name, p.MachineType))
 		return recipes.Job{}, false
 	}
-	profile := mt.Profile
-	if !mt.HasGPU() {
-		profile = recipes.ProfileCPU
-	}
-	r, err := recipeOn(s.recipe, profile)
-	if err != nil && profile != recipes.ProfileCPU {
-		// The CPU recipe trains on any machine's CPUs, a GPU machine's too (the local cloud's GPU
-		// VMs, whose GPUs are stand-ins, run it under the health checks).
-		if cpu, cerr := recipeOn(s.recipe, recipes.ProfileCPU); cerr == nil {
-			r, err, profile = cpu, nil, recipes.ProfileCPU
+	// What the job runs: a catalog row on the partition's profile, or the user's program.
+	var (
+		r       recipes.Recipe
+		profile string
+		tasks   int
+		custom  *recipes.Custom
+		nodes   = s.nodes
+	)
+	if s.custom != nil {
+		nodes = max(nodes, 1)
+		if profile, tasks, custom, ok = customOn(s.custom, mt, p, nodes, diags); !ok {
+			return recipes.Job{}, false
 		}
-	}
-	if err != nil {
-		diags.AddAttributeError(path.Root("recipe"), "Recipe cannot run on this partition",
-			fmt.Sprintf("recipe: %v (partition %s runs %s)", err, p.Name, p.MachineType))
-		return recipes.Job{}, false
-	}
-	nodes := s.nodes
-	if nodes == 0 {
-		nodes = r.Nodes
+	} else {
+		profile = mt.Profile
+		if !mt.HasGPU() {
+			profile = recipes.ProfileCPU
+		}
+		var err error
+		r, err = recipeOn(s.recipe, profile)
+		if err != nil && profile != recipes.ProfileCPU {
+			// The CPU recipe trains on any machine's CPUs, a GPU machine's too (the local cloud's GPU
+			// VMs, whose GPUs are stand-ins, run it under the health checks).
+			if cpu, cerr := recipeOn(s.recipe, recipes.ProfileCPU); cerr == nil {
+				r, err, profile = cpu, nil, recipes.ProfileCPU
+			}
+		}
+		if err != nil {
+			diags.AddAttributeError(path.Root("recipe"), "Recipe cannot run on this partition",
+				fmt.Sprintf("recipe: %v (partition %s runs %s)", err, p.Name, p.MachineType))
+			return recipes.Job{}, false
+		}
+		if nodes == 0 {
+			nodes = r.Nodes
+		}
+		tasks = tasksPerNode(mt, profile)
 	}
 	if most := p.StaticNodes + p.MaxDynamicNodes; nodes > most {
 		diags.AddAttributeError(path.Root("nodes"), "Too many nodes",
@@ -156,19 +179,22 @@ func resolve(s spec, v *controllerView, p cc.Partition, diags *diag.Diagnostics)
 	if !s.ckpt.KeepLast.IsNull() && !s.ckpt.KeepLast.IsUnknown() {
 		ck.KeepLast = int(s.ckpt.KeepLast.ValueInt64())
 	}
-	cost, err := estimateCheckpointCost(v.cfg.Mounts, ck.Dir, mt.Name, nodes, r)
-	if err != nil {
-		diags.AddAttributeError(path.Root("checkpoint").AtName("directory"), "Cannot estimate the checkpoint cost", "checkpoint.directory: "+err.Error())
-		return recipes.Job{}, false
-	}
-	if cost.known {
-		ck.CostSeconds = cost.cost.Write.Seconds()
-		if !auto && interval.Seconds() < ck.CostSeconds {
-			least := formatDuration(time.Duration(math.Ceil(ck.CostSeconds)) * time.Second)
-			diags.AddAttributeError(path.Root("checkpoint").AtName("interval"), "Checkpoint interval shorter than a checkpoint",
-				fmt.Sprintf("checkpoint.interval: %s is shorter than the checkpoint cost C = %.1f s: %s. The job would spend all its time checkpointing; set at least %q, or \"auto\"",
-					formatDuration(interval), ck.CostSeconds, cost.describe(r, nodes), least))
+	// A custom program's checkpoint size is unknown: its helper measures the cost instead.
+	if custom == nil {
+		cost, err := estimateCheckpointCost(v.cfg.Mounts, ck.Dir, mt.Name, nodes, r)
+		if err != nil {
+			diags.AddAttributeError(path.Root("checkpoint").AtName("directory"), "Cannot estimate the checkpoint cost", "checkpoint.directory: "+err.Error())
 			return recipes.Job{}, false
+		}
+		if cost.known {
+			ck.CostSeconds = cost.cost.Write.Seconds()
+			if !auto && interval.Seconds() < ck.CostSeconds {
+				least := formatDuration(time.Duration(math.Ceil(ck.CostSeconds)) * time.Second)
+				diags.AddAttributeError(path.Root("checkpoint").AtName("interval"), "Checkpoint interval shorter than a checkpoint",
+					fmt.Sprintf("checkpoint.interval: %s is shorter than the checkpoint cost C = %.1f s: %s. The job would spend all its time checkpointing; set at least %q, or \"auto\"",
+						formatDuration(interval), ck.CostSeconds, cost.describe(r, nodes), least))
+				return recipes.Job{}, false
+			}
 		}
 	}
 	if auto {
@@ -182,10 +208,17 @@ func resolve(s spec, v *controllerView, p cc.Partition, diags *diag.Diagnostics)
 	} else {
 		ck.IntervalSeconds = int(interval / time.Second)
 	}
-	// The recipe's own training length unless the job sets one.
+	// The recipe's own training length unless the job sets one; a custom program's own (0).
 	maxSteps := r.MaxSteps
 	if !s.overrides.MaxSteps.IsNull() {
 		maxSteps = int(s.overrides.MaxSteps.ValueInt64())
+	}
+	timeLimit := 0
+	if s.timeLimit != "" {
+		if timeLimit, err = parseTimeLimit(s.timeLimit); err != nil {
+			tfutil.AddInvalid(diags, path.Root("time_limit"), err.Error())
+			return recipes.Job{}, false
+		}
 	}
 	run := runDir(v.cfg.Mounts, s.name)
 	j := recipes.Job{
@@ -198,7 +231,7 @@ func resolve(s spec, v *controllerView, p cc.Partition, diags *diag.Diagnostics)
 		Mode:            s.recipe.Mode.ValueString(),
 		Profile:         profile,
 		Nodes:           nodes,
-		TasksPerNode:    tasksPerNode(mt, profile),
+		TasksPerNode:    tasks,
 		MaxSteps:        maxSteps,
 		Hyperparameters: stringMap(s.overrides.Hyperparameters),
 		ContainerImage:  s.overrides.ContainerImage.ValueString(),
@@ -209,7 +242,18 @@ func resolve(s spec, v *controllerView, p cc.Partition, diags *diag.Diagnostics)
 		RunDir:          run,
 		TensorBoardDir:  s.tbDir,
 		ExportPath:      s.export,
+		TimeLimit:       timeLimit,
 		SignalLead:      signalLead,
+		Custom:          custom,
+	}
+	if custom != nil {
+		j.ContainerImage, j.Env = s.custom.ContainerImage.ValueString(), stringMap(s.custom.Environment)
+		if len(j.Hyperparameters) == 0 {
+			j.Hyperparameters = nil
+		}
+		if len(j.Env) == 0 {
+			j.Env = nil
+		}
 	}
 	if j.TensorBoardDir == "" {
 		j.TensorBoardDir = gopath.Join(run, "tensorboard")
@@ -218,7 +262,7 @@ func resolve(s spec, v *controllerView, p cc.Partition, diags *diag.Diagnostics)
 	// The catalog's own check of the whole job (hyperparameter names and values, the
 	// environment, the recipe's node minimum): what the agent's Render would refuse.
 	if _, err := recipes.Validate(j); err != nil {
-		p := validatedPath(err.Error())
+		p := validatedPath(err.Error(), custom != nil)
 		diags.AddAttributeError(p, "Invalid job", tfutil.WithPath(attrName(p), err.Error()))
 		return recipes.Job{}, false
 	}

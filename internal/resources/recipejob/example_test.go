@@ -1,6 +1,8 @@
 package recipejob_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/acctest"
@@ -19,7 +21,12 @@ resource "hypercompute_node_partition" "cpu" {
   static_node_count = 2
 }
 `
-	env.PlanConfig(t, factories, acctest.Example(t, "hypercompute_recipe_job")+acctest.ExampleNetworkConfig+acctest.ExampleClusterConfig+acctest.ExampleA3MegaPartitionConfig+cpu)
+	// The example reads its custom program from its own directory; the test plans it elsewhere.
+	example := strings.ReplaceAll(acctest.Example(t, "hypercompute_recipe_job"), `file("${path.module}/train_regression.py")`, fmt.Sprintf("file(%q)", exampleProgram(t)))
+	if !strings.Contains(example, "train_regression.py\")") {
+		t.Fatal("the example no longer runs train_regression.py")
+	}
+	env.PlanConfig(t, factories, example+acctest.ExampleNetworkConfig+acctest.ExampleClusterConfig+acctest.ExampleA3MegaPartitionConfig+cpu)
 	if n := env.Calls().Mutating; n != 0 {
 		t.Errorf("planning the example made %d mutating API calls", n)
 	}

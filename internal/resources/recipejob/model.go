@@ -21,6 +21,7 @@ type model struct {
 	RestartPolicy  types.Object `tfsdk:"restart_policy"`
 	TensorBoardDir types.String `tfsdk:"tensorboard_dir"`
 	ExportPath     types.String `tfsdk:"export_path"`
+	TimeLimit      types.String `tfsdk:"time_limit"`
 	WaitFor        types.String `tfsdk:"wait_for"`
 
 	Generation         types.String  `tfsdk:"generation"`
@@ -47,9 +48,20 @@ type model struct {
 }
 
 type recipeModel struct {
-	Model types.String `tfsdk:"model"`
-	Mode  types.String `tfsdk:"mode"`
-	Size  types.String `tfsdk:"size"`
+	Model  types.String `tfsdk:"model"`
+	Mode   types.String `tfsdk:"mode"`
+	Size   types.String `tfsdk:"size"`
+	Custom types.Object `tfsdk:"custom"`
+}
+
+// customModel is recipe.custom: the user's own program.
+type customModel struct {
+	Command        types.String  `tfsdk:"command"`
+	Script         types.String  `tfsdk:"script"`
+	GPUsPerNode    types.Int64   `tfsdk:"gpus_per_node"`
+	Environment    types.Map     `tfsdk:"environment"`
+	ContainerImage types.String  `tfsdk:"container_image"`
+	FLOPsPerStep   types.Float64 `tfsdk:"flops_per_step"`
 }
 
 type overridesModel struct {
@@ -73,7 +85,12 @@ type checkpointModel struct {
 }
 
 var (
-	recipeTypes    = map[string]attr.Type{"model": types.StringType, "mode": types.StringType, "size": types.StringType}
+	customTypes = map[string]attr.Type{
+		"command": types.StringType, "script": types.StringType, "gpus_per_node": types.Int64Type,
+		"environment": types.MapType{ElemType: types.StringType}, "container_image": types.StringType, "flops_per_step": types.Float64Type,
+	}
+	recipeTypes = map[string]attr.Type{"model": types.StringType, "mode": types.StringType, "size": types.StringType,
+		"custom": types.ObjectType{AttrTypes: customTypes}}
 	overridesTypes = map[string]attr.Type{
 		"max_steps": types.Int64Type, "hyperparameters": types.MapType{ElemType: types.StringType},
 		"container_image": types.StringType, "precision": types.StringType, "env": types.MapType{ElemType: types.StringType},

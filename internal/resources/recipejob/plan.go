@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
@@ -23,8 +24,22 @@ func (r *jobResource) ValidateConfig(ctx context.Context, req resource.ValidateC
 	}
 	var rec recipeModel
 	resp.Diagnostics.Append(m.Recipe.As(ctx, &rec, tfutil.ObjectOpts)...)
-	if resp.Diagnostics.HasError() || rec.Model.IsUnknown() || rec.Size.IsUnknown() || rec.Mode.IsUnknown() {
+	if resp.Diagnostics.HasError() || rec.Model.IsUnknown() || rec.Size.IsUnknown() || rec.Mode.IsUnknown() || rec.Custom.IsUnknown() {
 		return
+	}
+	if !rec.Custom.IsNull() {
+		validateCustomConfig(ctx, rec, m, &resp.Diagnostics)
+		return
+	}
+	for _, a := range []struct {
+		name string
+		v    types.String
+	}{{"model", rec.Model}, {"size", rec.Size}, {"mode", rec.Mode}} {
+		if a.v.IsNull() {
+			tfutil.AddInvalid(&resp.Diagnostics, path.Root("recipe").AtName(a.name),
+				"a catalog recipe needs model, size and mode (data.hypercompute_recipes lists them); for your own program set recipe.custom instead")
+			return
+		}
 	}
 	if attrName, err := checkRecipe(rec); err != nil {
 		tfutil.AddInvalid(&resp.Diagnostics, path.Root("recipe").AtName(attrName), err.Error())
@@ -52,7 +67,7 @@ func (r *jobResource) ValidateConfig(ctx context.Context, req resource.ValidateC
 
 // specAttrs are the attributes whose change replaces the job: a Slurm job
 // cannot be changed once submitted.
-var specAttrs = []string{"cluster", "name", "partition", "recipe", "nodes", "overrides", "checkpoint", "tensorboard_dir", "export_path"}
+var specAttrs = []string{"cluster", "name", "partition", "recipe", "nodes", "overrides", "checkpoint", "tensorboard_dir", "export_path", "time_limit"}
 
 // ModifyPlan resolves the job against its partition with read-only calls
 // (the controller's metadata holds the partition's desired configuration):

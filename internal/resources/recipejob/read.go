@@ -23,6 +23,9 @@ func setResolved(ctx context.Context, m *model, ref cc.ClusterID, j recipes.Job)
 	m.TensorBoardDir = types.StringValue(j.TensorBoardDir)
 	m.RunDir = types.StringValue(j.RunDir)
 	m.Generation = types.StringValue(j.Generation)
+	rec, d := withResolvedGPUs(m.Recipe, j)
+	diags.Append(d...)
+	m.Recipe = rec
 	var prior checkpointModel
 	if !m.Checkpoint.IsNull() && !m.Checkpoint.IsUnknown() {
 		diags.Append(m.Checkpoint.As(ctx, &prior, tfutil.ObjectOpts)...)
@@ -65,16 +68,16 @@ func setSpecFrom(ctx context.Context, m *model, ref cc.ClusterID, j recipes.Job)
 	m.Cluster = types.StringValue(ref.String())
 	m.Name = types.StringValue(j.Name)
 	m.Partition = types.StringValue(j.Partition)
-	rec, d := types.ObjectValue(recipeTypes, map[string]attr.Value{
-		"model": types.StringValue(j.Model), "mode": types.StringValue(j.Mode), "size": types.StringValue(j.Size)})
-	diags.Append(d...)
-	m.Recipe = rec
 	str := func(s string) types.String {
 		if s == "" {
 			return types.StringNull()
 		}
 		return types.StringValue(s)
 	}
+	rec, d := types.ObjectValue(recipeTypes, map[string]attr.Value{
+		"model": str(j.Model), "mode": str(j.Mode), "size": str(j.Size), "custom": customObject(ctx, j, &diags)})
+	diags.Append(d...)
+	m.Recipe = rec
 	// Optional maps read back empty, never null (tfutil/collections.go).
 	strMap := func(in map[string]string) types.Map {
 		if len(in) == 0 {
@@ -84,16 +87,28 @@ func setSpecFrom(ctx context.Context, m *model, ref cc.ClusterID, j recipes.Job)
 		diags.Append(d...)
 		return v
 	}
+	maxSteps, image, env := types.Int64Value(int64(j.MaxSteps)), str(j.ContainerImage), strMap(j.Env)
+	if j.Custom != nil {
+		// A custom program's image and environment are recipe.custom's; its length optional.
+		image, env = types.StringNull(), strMap(nil)
+		if j.MaxSteps == 0 {
+			maxSteps = types.Int64Null()
+		}
+	}
 	ov, d := types.ObjectValue(overridesTypes, map[string]attr.Value{
-		"max_steps":       types.Int64Value(int64(j.MaxSteps)),
+		"max_steps":       maxSteps,
 		"hyperparameters": strMap(j.Hyperparameters),
-		"container_image": str(j.ContainerImage),
+		"container_image": image,
 		"precision":       str(j.Precision),
-		"env":             strMap(j.Env),
+		"env":             env,
 	})
 	diags.Append(d...)
 	m.Overrides = ov
 	m.ExportPath = str(j.ExportPath)
+	m.TimeLimit = types.StringNull()
+	if j.TimeLimit > 0 {
+		m.TimeLimit = types.StringValue(formatDuration(time.Duration(j.TimeLimit) * time.Minute))
+	}
 	rp, d := types.ObjectValue(restartPolicyTypes, map[string]attr.Value{
 		"max_restarts": types.Int64Value(int64(j.Restart.MaxRestarts)),
 		"backoff":      types.StringValue(formatDuration(time.Duration(j.Restart.BackoffSeconds) * time.Second)),

@@ -99,11 +99,30 @@ func tasksPerNode(mt catalog.MachineType, profile string) int {
 
 // validatedPath maps a field the catalog's Validate names in its error (the Job's JSON names) to
 // the attribute a user sets.
-func validatedPath(msg string) path.Path {
+func validatedPath(msg string, custom bool) path.Path {
+	if custom {
+		for _, m := range []struct {
+			field string
+			attr  path.Path
+		}{
+			{"custom.", customPath},
+			{"custom:", customPath},
+			{"env", customPath.AtName("environment")},
+		} {
+			if strings.HasPrefix(msg, m.field) {
+				if f, ok := strings.CutPrefix(msg, "custom."); ok {
+					return customPath.AtName(strings.FieldsFunc(f, func(r rune) bool { return r == ' ' || r == ':' })[0])
+				}
+				return m.attr
+			}
+		}
+	}
 	for _, m := range []struct {
 		field string
 		attr  path.Path
 	}{
+		{"time_limit", path.Root("time_limit")},
+		{"signal_lead", path.Root("time_limit")},
 		{"checkpoint.resume_from", path.Root("checkpoint").AtName("resume_from")},
 		{"checkpoint.keep_last", path.Root("checkpoint").AtName("keep_last")},
 		{"checkpoint.dir", path.Root("checkpoint").AtName("directory")},

@@ -3,6 +3,8 @@ package recipejob_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -31,12 +33,15 @@ func runtimeJob(name string, maxSteps int, interval, waitFor string) string {
 `, maxSteps, interval, waitFor))
 }
 
-// The CPU recipe on the local runtime, real Slurm and real PyTorch, one cluster for every step:
+// The CPU recipe and a custom program on the local runtime, real Slurm and real PyTorch, one
+// cluster for every step:
 // (1) a short job on two nodes runs to COMPLETED with a falling loss and a checkpoint, refresh
 // and import agree; (2) a long job requeued with scontrol, then one of its nodes reset through
 // the Compute API, resumes each time from its newest checkpoint (the step counter continues, the
 // work lost stays under one interval), and after a trainer rank is killed (an OOM, a segfault) its
 // restart policy restarts the step inside the same Slurm job; (3) removing the job cancels it.
+// Between (1) and (2) the team's own PyTorch program (examples/…/train_regression.py) checkpoints
+// on USR1, is requeued by its batch script and resumes from that checkpoint to completion.
 func TestAccRecipeJob_localRuntime(t *testing.T) {
 	acctest.RequireTorch(t)
 	env, agentPath, agentSHA := acctest.NewSlurmRuntime(t)
@@ -175,6 +180,74 @@ func TestAccRecipeJob_localRuntime(t *testing.T) {
 		}
 		return nil
 	}
+	// The team's own program (the documentation's example, a PyTorch linear regression using the
+	// hypercompute helper module) on both nodes: USR1 to the batch shell — what Slurm sends before
+	// the time limit and the agent on a host's stop notice — reaches the program, which saves a
+	// checkpoint and stops; the job requeues itself and the next run resumes at that step and
+	// completes, with restarts, lost work and MFU in the progress Terraform reads.
+	const ownSteps, ownInterval = 300, 3 * time.Second
+	ownJob := fmt.Sprintf(`
+resource "hypercompute_recipe_job" "own" {
+  cluster   = hypercompute_training_cluster.c.id
+  partition = hypercompute_node_partition.cpu.name
+  name      = "own"
+  nodes     = 2
+  recipe = {
+    custom = {
+      script         = file(%q)
+      environment    = { STEP_SECONDS = "0.05" }
+      flops_per_step = %d
+    }
+  }
+  overrides  = { max_steps = %d }
+  checkpoint = { interval = %q, keep_last = 2 }
+  wait_for   = "running"
+  timeouts   = { create = "4m", delete = "2m" }
+}
+`, exampleProgram(t), 6*256*64*2, ownSteps, formatSeconds(ownInterval))
+	var ownID int
+	ownStopsAndResumes := func(*terraform.State) error {
+		before, bp, err := waitUntil("own", "a checkpoint of the custom program", 90*time.Second, func(r cc.JobReport, p recipes.Progress) bool {
+			return r.State == "RUNNING" && p.LastCheckpointStep > 0 && p.Step > p.LastCheckpointStep
+		})
+		if err != nil {
+			return err
+		}
+		ownID = before.JobID
+		if _, err := slurm("scancel --batch --signal=USR1 " + strconv.Itoa(before.JobID)); err != nil {
+			return err
+		}
+		after, ap, err := waitUntil("own", "the custom program to resume and complete", 3*time.Minute, func(r cc.JobReport, p recipes.Progress) bool {
+			return r.State == "COMPLETED" || r.State == "FAILED" || r.State == "CANCELLED"
+		})
+		if err != nil {
+			return err
+		}
+		log, err := exec(30*time.Second, "hrj-controller", "cat", before.LogPath)
+		if err != nil {
+			return err
+		}
+		if after.State != "COMPLETED" || after.JobID != before.JobID || !ap.Finished || ap.Step != ownSteps || ap.Restarts != 1 {
+			return fmt.Errorf("the custom job ended %s (job %d → %d) at step %d of %d, finished %v, restarts %d; want COMPLETED after one restart\n%s",
+				after.State, before.JobID, after.JobID, ap.Step, ownSteps, ap.Finished, ap.Restarts, log)
+		}
+		stopped := regexp.MustCompile(`rank 0 stopped by SIGUSR1 at step (\d+) after a checkpoint`).FindStringSubmatch(log)
+		resumed := regexp.MustCompile(`rank \d resumed from /home/checkpoints/own/ckpt-(\d+) at step (\d+)`).FindAllStringSubmatch(log, -1)
+		if stopped == nil || len(resumed) != 2 || !strings.Contains(log, "requeueing job "+strconv.Itoa(before.JobID)) {
+			return fmt.Errorf("want the program stopped by USR1, the job requeued by its script and both ranks resumed:\n%s", log)
+		}
+		at, _ := strconv.Atoi(stopped[1])
+		for _, r := range resumed {
+			if r[2] != stopped[1] || at <= bp.LastCheckpointStep {
+				return fmt.Errorf("resumed at step %s after stopping at step %s (checkpoint before the signal: step %d): the step counter must continue from the stop's checkpoint\n%s",
+					r[2], stopped[1], bp.LastCheckpointStep, log)
+			}
+		}
+		if ap.LostSeconds >= ownInterval.Seconds() || !(ap.LastLoss < ap.FirstLoss/10) || !(ap.MFU > 0) {
+			return fmt.Errorf("progress after the restart: lost %.2f s (interval %s), loss %.4f → %.4f, MFU %g", ap.LostSeconds, ownInterval, ap.FirstLoss, ap.LastLoss, ap.MFU)
+		}
+		return nil
+	}
 	short := "hypercompute_recipe_job.short"
 	longJob := acctest.RuntimeTinyGPTJob("long", "cpu", fmt.Sprintf(`  overrides      = { max_steps = 1000000 }
   checkpoint     = { interval = %q }
@@ -210,6 +283,31 @@ func TestAccRecipeJob_localRuntime(t *testing.T) {
 				ImportStateVerifyIgnore: []string{"wait_for", "timeouts"},
 			},
 			{
+				Config: env.Config(base + ownJob),
+				Check:  ownStopsAndResumes,
+			},
+			{
+				RefreshState: true,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("hypercompute_recipe_job.own", "state", "COMPLETED"),
+					resource.TestCheckResourceAttr("hypercompute_recipe_job.own", "step", strconv.Itoa(ownSteps)),
+					resource.TestCheckResourceAttr("hypercompute_recipe_job.own", "restarts", "1"),
+					resource.TestCheckResourceAttr("hypercompute_recipe_job.own", "last_checkpoint_step", strconv.Itoa(ownSteps)),
+					resource.TestCheckResourceAttrWith("hypercompute_recipe_job.own", "job_id", func(v string) error {
+						if v != strconv.Itoa(ownID) {
+							return fmt.Errorf("job_id %s, want %d: one Slurm job, requeued", v, ownID)
+						}
+						return nil
+					}),
+					resource.TestCheckResourceAttrWith("hypercompute_recipe_job.own", "mfu", func(v string) error {
+						if f, err := strconv.ParseFloat(v, 64); err != nil || !(f > 0 && f <= 1) {
+							return fmt.Errorf("mfu %q, want in (0, 1]", v)
+						}
+						return nil
+					}),
+				),
+			},
+			{
 				Config: env.Config(base + longJob),
 				Check:  resource.ComposeAggregateTestCheckFunc(requeue, resetNode, killRank),
 			},
@@ -230,3 +328,16 @@ func TestAccRecipeJob_localRuntime(t *testing.T) {
 }
 
 func formatSeconds(d time.Duration) string { return strconv.Itoa(int(d/time.Second)) + "s" }
+
+// exampleProgram is the path of the documentation's custom training program.
+func exampleProgram(t *testing.T) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("..", "..", "..", "examples", "resources", "hypercompute_recipe_job", "train_regression.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

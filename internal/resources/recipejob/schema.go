@@ -45,7 +45,7 @@ func (r *jobResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp
 		return schema.Int64Attribute{Computed: true, MarkdownDescription: desc, PlanModifiers: keepInt}
 	}
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "One training run from a recipe of the catalog (`hypercompute_recipes`) on a partition of a " +
+		MarkdownDescription: "One training run from a recipe of the catalog (`hypercompute_recipes`), or of the team's own program (`recipe.custom`), on a partition of a " +
 			"`hypercompute_training_cluster`, run as a Slurm batch job that checkpoints and resumes. The resolved job is " +
 			"written to the cluster controller's metadata (`hypercompute-job-<name>`); the controller's agent renders it, " +
 			"submits it (`--requeue`, with a warning signal before the time limit) and reports its state and the trainer's " +
@@ -68,16 +68,18 @@ func (r *jobResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp
 				Validators:          []validator.String{tfutil.StringCheck{Desc: "a Slurm partition name", Check: catalog.ValidateSlurmPartitionName}},
 			},
 			"recipe": schema.SingleNestedAttribute{
-				Required:            true,
-				MarkdownDescription: "The recipe: one row of the catalog (`data.hypercompute_recipes`).",
+				Required: true,
+				MarkdownDescription: "What the job trains: a row of the recipe catalog (`model`, `size`, `mode`; `data.hypercompute_recipes`), " +
+					"or `custom`, the team's own program. Exactly one of `model` and `custom`.",
 				Attributes: map[string]schema.Attribute{
-					"model": schema.StringAttribute{Required: true, MarkdownDescription: "Model family, e.g. `llama3.1`, `gemma2`, or `tiny-gpt` (the CPU recipe)."},
-					"size":  schema.StringAttribute{Required: true, MarkdownDescription: "Model size, e.g. `8b`, `70b`, `405b` (`9b`, `27b` for `gemma2`); `2m` or `8m` for `tiny-gpt`."},
+					"model": schema.StringAttribute{Optional: true, MarkdownDescription: "Model family of a catalog recipe, e.g. `llama3.1`, `gemma2`, or `tiny-gpt` (the CPU recipe). Needs `size` and `mode`."},
+					"size":  schema.StringAttribute{Optional: true, MarkdownDescription: "Model size, e.g. `8b`, `70b`, `405b` (`9b`, `27b` for `gemma2`); `2m` or `8m` for `tiny-gpt`."},
 					"mode": schema.StringAttribute{
-						Required:            true,
+						Optional:            true,
 						MarkdownDescription: "`pretrain`, `continued_pretrain` (needs `checkpoint.resume_from`), `sft` or `rl`.",
 						Validators:          []validator.String{stringvalidator.OneOf(recipes.ModePretrain, recipes.ModeContinuedPretrain, recipes.ModeSFT, recipes.ModeRL)},
 					},
+					"custom": customSchema(),
 				},
 			},
 			"nodes": schema.Int64Attribute{
@@ -91,7 +93,7 @@ func (r *jobResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp
 				MarkdownDescription: "Changes to the recipe's defaults.",
 				Attributes: map[string]schema.Attribute{
 					"max_steps": schema.Int64Attribute{
-						Optional: true, MarkdownDescription: "Optimizer steps to train for. Defaults to the recipe's `max_steps` (`data.hypercompute_recipes`): the source recipe's training length (1,168,251 for pretraining, 1,000 for SFT, 1,000,000 GRPO steps for RL, 200 / 100 for `tiny-gpt`).",
+						Optional: true, MarkdownDescription: "Optimizer steps to train for. Defaults to the recipe's `max_steps` (`data.hypercompute_recipes`): the source recipe's training length (1,168,251 for pretraining, 1,000 for SFT, 1,000,000 GRPO steps for RL, 200 / 100 for `tiny-gpt`). For a custom program, `HYPERCOMPUTE_MAX_STEPS` in its environment; unset, the program decides.",
 						Validators: []validator.Int64{int64validator.AtLeast(1)},
 					},
 					"hyperparameters": tfutil.OptionalMap(schema.MapAttribute{
@@ -166,6 +168,11 @@ func (r *jobResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp
 				MarkdownDescription: "Where training scalars go: TensorBoard event files, or `metrics.jsonl` (one JSON object per logged step) where TensorBoard is not installed. Defaults to `<run_dir>/tensorboard`.",
 				Validators:          []validator.String{absPath()},
 				PlanModifiers:       keep,
+			},
+			"time_limit": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Wall-clock limit of each run of the job (Slurm `--time`, rounded up to whole minutes): a duration (`\"90m\"`, `\"12h\"`, `\"2d\"`), at least `3m`. The job gets SIGUSR1 two minutes before it, checkpoints, and requeues itself. Defaults to the partition's limit.",
+				Validators:          []validator.String{timeLimitValidator{}},
 			},
 			"export_path": schema.StringAttribute{
 				Optional:            true,

@@ -28,6 +28,11 @@ func TestAccTrainingCluster_collectionsRoundTrip(t *testing.T) {
 			"service_account": map[string]any{"email": "default"},
 		},
 		Unprotect: map[string]any{"deletion_protection": false},
-		Distinct:  map[string]string{"service_account.scopes": "[] is a VM without scopes; unset, the scopes the buckets' profiles need"},
+		Distinct: map[string]string{
+			"service_account.scopes":             "[] is VMs without scopes; unset, each role's minimal scopes",
+			"service_accounts.controller.scopes": "[] is a controller without scopes; unset, service_account.scopes or the role's minimal scopes",
+			"service_accounts.compute.scopes":    "[] is nodes without scopes; unset, service_account.scopes or the role's minimal scopes",
+			"service_accounts.login.scopes":      "[] is login VMs without scopes; unset, service_account.scopes or the role's minimal scopes",
+		},
 	})
 }

@@ -47,6 +47,8 @@ type desired struct {
 	shielded        bool
 	serviceAccount  string
 	scopes          []string
+	// identities are the roles' resolved identities; nil for a model written before service_accounts.
+	identities *clusterconfig.Identities
 	// labels are the user's labels merged with the provider's default_labels; the product's own
 	// labels are added per VM.
 	labels map[string]string
@@ -229,6 +231,16 @@ func toDesired(ctx context.Context, m *model) (*desired, diag.Diagnostics) {
 	if s.serviceAccount == "" {
 		s.serviceAccount = "default"
 	}
+	if known(m.ServiceAccounts) {
+		var roles serviceAccountsModel
+		diags.Append(m.ServiceAccounts.As(ctx, &roles, tfutil.ObjectOpts)...)
+		identity := func(o types.Object) clusterconfig.Identity {
+			var r serviceAccountModel
+			diags.Append(o.As(ctx, &r, tfutil.ObjectOpts)...)
+			return clusterconfig.Identity{Email: r.Email.ValueString(), Scopes: nonNilSlice(stringList(ctx, r.Scopes, &diags))}
+		}
+		s.identities = &clusterconfig.Identities{Controller: identity(roles.Controller), Login: identity(roles.Login), Compute: identity(roles.Compute)}
+	}
 	if a, ok := readObject[agentModel](ctx, m.Agent, &diags); ok {
 		s.agent = clusterconfig.AgentRef{Version: a.Version.ValueString(), Arch: catalog.ArchX86, URL: a.URL.ValueString(), SHA256: a.SHA256.ValueString()}
 	}
@@ -272,7 +284,7 @@ func (s *desired) cluster(mounts clusterconfig.Mounts) clusterconfig.Cluster {
 		LocalRuntime:       s.localRuntime,
 		Cloud: &clusterconfig.Cloud{
 			Project: s.project, Zone: s.zone, Network: s.network, Subnet: s.subnet,
-			ServiceAccount: s.serviceAccount, Scopes: slices.Clone(s.scopes),
+			ServiceAccount: s.serviceAccount, Scopes: slices.Clone(s.scopes), Identities: s.identities,
 			PublicIPs: s.publicIPs, ShieldedVM: s.shielded, OSLogin: s.osLogin,
 			Labels: maps.Clone(s.labels), Controller: s.controller, Login: s.login,
 			HomeFilestore: s.home.filestore,

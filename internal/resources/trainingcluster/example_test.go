@@ -36,8 +36,16 @@ func TestAccTrainingCluster_example(t *testing.T) {
 				plancheck.ExpectKnownValue(ml, tfjsonpath.New("agent").AtMapKey("url"),
 					knownvalue.StringExact("https://github.com/hypercompute/terraform-provider-hypercompute/releases/download/v0.1.0/hypercompute-agent_0.1.0_linux_amd64")),
 				plancheck.ExpectKnownValue(ml, tfjsonpath.New("agent").AtMapKey("sha256"), knownvalue.StringExact(strings.Repeat("cd", 32))),
-				plancheck.ExpectKnownValue(ml, tfjsonpath.New("service_account").AtMapKey("scopes").AtSliceIndex(1),
-					knownvalue.StringExact("https://www.googleapis.com/auth/devstorage.read_only")),
+				// Least privilege per role: Compute only on the controller, storage writes only on nodes.
+				plancheck.ExpectKnownValue(ml, tfjsonpath.New("service_accounts").AtMapKey("controller").AtMapKey("scopes"), knownvalue.ListExact([]knownvalue.Check{
+					knownvalue.StringExact("https://www.googleapis.com/auth/compute"), knownvalue.StringExact("https://www.googleapis.com/auth/devstorage.read_only"),
+					knownvalue.StringExact("https://www.googleapis.com/auth/logging.write"), knownvalue.StringExact("https://www.googleapis.com/auth/monitoring.write")})),
+				plancheck.ExpectKnownValue(ml, tfjsonpath.New("service_accounts").AtMapKey("compute").AtMapKey("scopes"), knownvalue.ListExact([]knownvalue.Check{
+					knownvalue.StringExact("https://www.googleapis.com/auth/devstorage.read_write"),
+					knownvalue.StringExact("https://www.googleapis.com/auth/logging.write"), knownvalue.StringExact("https://www.googleapis.com/auth/monitoring.write")})),
+				plancheck.ExpectKnownValue(ml, tfjsonpath.New("service_accounts").AtMapKey("login").AtMapKey("scopes"), knownvalue.ListExact([]knownvalue.Check{
+					knownvalue.StringExact("https://www.googleapis.com/auth/devstorage.read_only"),
+					knownvalue.StringExact("https://www.googleapis.com/auth/logging.write"), knownvalue.StringExact("https://www.googleapis.com/auth/monitoring.write")})),
 				plancheck.ExpectKnownValue(ml, tfjsonpath.New("login_nodes").AtSliceIndex(1).AtMapKey("name"), knownvalue.StringExact("ml-dev-login-1")),
 				plancheck.ExpectKnownValue(ml, tfjsonpath.New("ssh_command"), knownvalue.StringExact("gcloud compute ssh ml-dev-login-0 --zone us-central1-a --tunnel-through-iap")),
 			}},

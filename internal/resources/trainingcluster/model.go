@@ -25,6 +25,7 @@ type model struct {
 	Monitoring         types.Object   `tfsdk:"monitoring"`
 	OSLogin            types.Bool     `tfsdk:"os_login"`
 	ServiceAccount     types.Object   `tfsdk:"service_account"`
+	ServiceAccounts    types.Object   `tfsdk:"service_accounts"`
 	EnablePublicIPs    types.Bool     `tfsdk:"enable_public_ips"`
 	ShieldedVM         types.Bool     `tfsdk:"shielded_vm"`
 	Labels             types.Map      `tfsdk:"labels"`
@@ -100,6 +101,13 @@ type serviceAccountModel struct {
 	Scopes types.List   `tfsdk:"scopes"`
 }
 
+// serviceAccountsModel is the identity of each role (service_accounts).
+type serviceAccountsModel struct {
+	Controller types.Object `tfsdk:"controller"`
+	Login      types.Object `tfsdk:"login"`
+	Compute    types.Object `tfsdk:"compute"`
+}
+
 type agentModel struct {
 	URL     types.String `tfsdk:"url"`
 	SHA256  types.String `tfsdk:"sha256"`
@@ -135,8 +143,10 @@ var (
 		"prolog_scripts": types.ListType{ElemType: types.StringType}, "epilog_scripts": types.ListType{ElemType: types.StringType},
 		"suspend_time": types.Int64Type, "resume_timeout": types.Int64Type,
 	}
-	serviceAccountAttrTypes = map[string]attr.Type{"email": types.StringType, "scopes": types.ListType{ElemType: types.StringType}}
-	agentAttrTypes          = map[string]attr.Type{"url": types.StringType, "sha256": types.StringType, "version": types.StringType}
-	loginNodeAttrTypes      = map[string]attr.Type{"name": types.StringType, "internal_ip": types.StringType}
-	loginNodeType           = types.ObjectType{AttrTypes: loginNodeAttrTypes}
+	serviceAccountAttrTypes  = map[string]attr.Type{"email": types.StringType, "scopes": types.ListType{ElemType: types.StringType}}
+	serviceAccountType       = types.ObjectType{AttrTypes: serviceAccountAttrTypes}
+	serviceAccountsAttrTypes = map[string]attr.Type{"controller": serviceAccountType, "login": serviceAccountType, "compute": serviceAccountType}
+	agentAttrTypes           = map[string]attr.Type{"url": types.StringType, "sha256": types.StringType, "version": types.StringType}
+	loginNodeAttrTypes       = map[string]attr.Type{"name": types.StringType, "internal_ip": types.StringType}
+	loginNodeType            = types.ObjectType{AttrTypes: loginNodeAttrTypes}
 )

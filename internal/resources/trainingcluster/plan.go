@@ -22,6 +22,8 @@ type planner struct {
 	plan     *model
 	state    *model
 	hasState bool
+	// configSA is service_account as configured (null when left out).
+	configSA types.Object
 	diags    *diag.Diagnostics
 	project  string
 	zone     string
@@ -54,6 +56,7 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		return
 	}
 	p := &planner{r: r, plan: &plan, state: &state, hasState: hasState, diags: &resp.Diagnostics}
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("service_account"), &p.configSA)...)
 	tfutil.DefaultFromProvider(&plan.Project, state.Project, hasState, r.Provider, "project", p.diags)
 	tfutil.DefaultFromProvider(&plan.Zone, state.Zone, hasState, r.Provider, "zone", p.diags)
 	if p.diags.HasError() {
@@ -217,7 +220,10 @@ func (p *planner) replacements(ctx context.Context) path.Paths {
 	add("controller.image", differs(sc.Image, pc.Image))
 	add("enable_public_ips", differs(st.EnablePublicIPs, pl.EnablePublicIPs))
 	add("shielded_vm", differs(st.ShieldedVM, pl.ShieldedVM))
-	add("service_account", differs(st.ServiceAccount, pl.ServiceAccount))
+	// The controller's and login VMs' own identities; the compute role's lives in the partitions'
+	// templates, whose nodes roll (node_config_hash).
+	add("service_accounts.controller", differs(roleIdentity(ctx, st, clusterconfig.RoleController, p.diags), roleIdentity(ctx, pl, clusterconfig.RoleController, p.diags)))
+	add("service_accounts.login", differs(roleIdentity(ctx, st, clusterconfig.RoleLogin, p.diags), roleIdentity(ctx, pl, clusterconfig.RoleLogin, p.diags)))
 	add("home", homeChanged(ctx, st.Home, pl.Home, p.diags))
 	add("lustre", differs(st.Lustre, pl.Lustre))
 	add("buckets", differs(st.Buckets, pl.Buckets))
@@ -296,7 +302,8 @@ func (p *planner) planOutputs(ctx context.Context, replacing bool) {
 	// What nodes take from the cluster: unknown when it changes, so every partition given it
 	// plans the roll of its static nodes.
 	nodeSame := st.Agent.Equal(plan.Agent) && homeSame(ctx, st.Home, plan.Home, p.diags) && st.Lustre.Equal(plan.Lustre) &&
-		st.Buckets.Equal(plan.Buckets) && st.ServiceAccount.Equal(plan.ServiceAccount) &&
+		st.Buckets.Equal(plan.Buckets) &&
+		roleIdentity(ctx, st, clusterconfig.RoleCompute, p.diags).Equal(roleIdentity(ctx, plan, clusterconfig.RoleCompute, p.diags)) &&
 		st.EnablePublicIPs.Equal(plan.EnablePublicIPs) && st.ShieldedVM.Equal(plan.ShieldedVM)
 	if keep && known(st.NodeConfigHash) && st.NodeConfigHash.ValueString() != "" && nodeSame {
 		plan.NodeConfigHash = st.NodeConfigHash

@@ -2,9 +2,12 @@ package trainingcluster
 
 import (
 	"context"
+	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -15,37 +18,159 @@ import (
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
 
+// planServiceAccount resolves service_account and each role's identity in service_accounts: a role's own
+// value, else the shared email and the shared scopes when they are set (`[]` too: VMs without scopes, as
+// before roles existed), else the role's minimal default scopes. A state written before roles existed keeps
+// its shared scopes, so its VMs keep the identity they run with instead of planning a replacement.
 func (p *planner) planServiceAccount(ctx context.Context) {
-	sa := serviceAccountModel{Email: types.StringValue("default"), Scopes: types.ListUnknown(types.StringType)}
+	sa := serviceAccountModel{Email: types.StringUnknown(), Scopes: types.ListUnknown(types.StringType)}
 	if known(p.plan.ServiceAccount) {
 		p.diags.Append(p.plan.ServiceAccount.As(ctx, &sa, tfutil.ObjectOpts)...)
 	}
-	if sa.Email.IsNull() {
+	if !known(sa.Email) {
 		sa.Email = types.StringValue("default")
 	}
-	if !known(sa.Scopes) {
-		if cp, ok := p.checkpointing(ctx); ok {
-			scopes := slices.Clone(defaultScopes)
-			if cp {
-				scopes[slices.Index(scopes, readOnlyStorageScope)] = readWriteStorageScope
-			}
-			var d diag.Diagnostics
-			sa.Scopes, d = types.ListValueFrom(ctx, types.StringType, scopes)
-			p.diags.Append(d...)
-		} else {
-			sa.Scopes = types.ListUnknown(types.StringType)
+	shared := p.configuredServiceAccountScopes()
+	if !shared {
+		sa.Scopes = types.ListValueMust(types.StringType, []attr.Value{})
+		if st, legacy := p.stateScopes(ctx); st != nil {
+			sa.Scopes, shared = *st, legacy || len(st.Elements()) > 0
 		}
-	} else {
-		scopes := stringList(ctx, sa.Scopes, p.diags)
-		if !slices.Contains(scopes, "https://www.googleapis.com/auth/compute") && !slices.Contains(scopes, "https://www.googleapis.com/auth/cloud-platform") {
-			p.diags.AddAttributeWarning(tfutil.AttrPath("service_account.scopes"), "No Compute scope",
-				"service_account.scopes: neither compute nor cloud-platform is listed, so the controller cannot create or delete nodes: partitions with dynamic nodes will not power up.")
-		}
+	} else if sa.Scopes.IsNull() {
+		sa.Scopes = types.ListValueMust(types.StringType, []attr.Value{})
 	}
+	p.checkIdentity(ctx, "service_account", sa)
 	var d diag.Diagnostics
 	p.plan.ServiceAccount, d = types.ObjectValueFrom(ctx, serviceAccountAttrTypes, sa)
 	p.diags.Append(d...)
+
+	var roles serviceAccountsModel
+	if known(p.plan.ServiceAccounts) {
+		p.diags.Append(p.plan.ServiceAccounts.As(ctx, &roles, tfutil.ObjectOpts)...)
+	}
+	roles.Controller = p.planRole(ctx, clusterconfig.RoleController, roles.Controller, sa, shared)
+	roles.Compute = p.planRole(ctx, clusterconfig.RoleCompute, roles.Compute, sa, shared)
+	roles.Login = p.planRole(ctx, clusterconfig.RoleLogin, roles.Login, sa, shared)
+	p.plan.ServiceAccounts, d = types.ObjectValueFrom(ctx, serviceAccountsAttrTypes, roles)
+	p.diags.Append(d...)
+
+	var ctl serviceAccountModel
+	p.diags.Append(roles.Controller.As(ctx, &ctl, tfutil.ObjectOpts)...)
+	if known(ctl.Scopes) {
+		scopes := stringList(ctx, ctl.Scopes, p.diags)
+		if !slices.Contains(scopes, scopeCompute) && !slices.Contains(scopes, scopeCloudPlatform) {
+			p.diags.AddAttributeWarning(tfutil.AttrPath("service_accounts.controller.scopes"), "No Compute scope",
+				"service_accounts.controller.scopes: neither compute nor cloud-platform is listed, so the controller cannot create, repair or delete nodes: "+
+					"partitions with dynamic nodes will not power up and health repairs will fail.")
+		}
+	}
 }
+
+// configuredServiceAccountScopes: service_account.scopes is set in the configuration (to a value not yet
+// known, when the plan's is unknown).
+func (p *planner) configuredServiceAccountScopes() bool {
+	if p.configSA.IsUnknown() {
+		return true
+	}
+	return !p.configSA.IsNull() && !p.configSA.Attributes()["scopes"].IsNull()
+}
+
+// roleIdentity is role's identity in m ({email, scopes}); a model written before service_accounts ran every
+// role as service_account.
+func roleIdentity(ctx context.Context, m *model, role clusterconfig.Role, diags *diag.Diagnostics) types.Object {
+	if m.ServiceAccounts.IsNull() {
+		return m.ServiceAccount
+	}
+	if m.ServiceAccounts.IsUnknown() {
+		return types.ObjectUnknown(serviceAccountAttrTypes)
+	}
+	var roles serviceAccountsModel
+	diags.Append(m.ServiceAccounts.As(ctx, &roles, tfutil.ObjectOpts)...)
+	switch role {
+	case clusterconfig.RoleController:
+		return roles.Controller
+	case clusterconfig.RoleLogin:
+		return roles.Login
+	default:
+		return roles.Compute
+	}
+}
+
+// stateScopes are the state's shared scopes, which a configuration that leaves them out keeps (removing
+// them never changes the VMs), and whether the state predates service_accounts: such a cluster runs every VM
+// with exactly those scopes, empty or not.
+func (p *planner) stateScopes(ctx context.Context) (*types.List, bool) {
+	if !p.hasState || !known(p.state.ServiceAccount) {
+		return nil, false
+	}
+	var st serviceAccountModel
+	p.diags.Append(p.state.ServiceAccount.As(ctx, &st, tfutil.ObjectOpts)...)
+	if !known(st.Scopes) {
+		return nil, false
+	}
+	return &st.Scopes, p.state.ServiceAccounts.IsNull()
+}
+
+// planRole resolves one role's identity from what the plan holds for it.
+func (p *planner) planRole(ctx context.Context, role clusterconfig.Role, v types.Object, shared serviceAccountModel, sharedScopes bool) types.Object {
+	r := serviceAccountModel{Email: types.StringUnknown(), Scopes: types.ListUnknown(types.StringType)}
+	if known(v) {
+		p.diags.Append(v.As(ctx, &r, tfutil.ObjectOpts)...)
+	}
+	attr := "service_accounts." + string(role)
+	p.checkIdentity(ctx, attr, r)
+	if !known(r.Email) {
+		r.Email = shared.Email
+	}
+	if r.Scopes.IsNull() || r.Scopes.IsUnknown() {
+		switch {
+		case sharedScopes:
+			r.Scopes = shared.Scopes
+		default:
+			var d diag.Diagnostics
+			r.Scopes, d = types.ListValueFrom(ctx, types.StringType, roleDefaultScopes[role])
+			p.diags.Append(d...)
+		}
+	}
+	out, d := types.ObjectValueFrom(ctx, serviceAccountAttrTypes, r)
+	p.diags.Append(d...)
+	return out
+}
+
+// checkIdentity refuses, at plan, an email that is neither "default" nor an address and scopes that are not
+// Google OAuth scope URLs (Compute refuses them only at insert, after other VMs were made).
+func (p *planner) checkIdentity(ctx context.Context, attrPath string, sa serviceAccountModel) {
+	if known(sa.Email) {
+		if e := sa.Email.ValueString(); e != "default" && !emailRE.MatchString(e) {
+			p.invalid(attrPath+".email", `%q is not a service account email: use "default" (the project's Compute Engine default service account) or NAME@PROJECT.iam.gserviceaccount.com`, e)
+		}
+	}
+	if !known(sa.Scopes) {
+		return
+	}
+	seen := map[string]bool{}
+	for i, s := range stringList(ctx, sa.Scopes, p.diags) {
+		switch {
+		case !scopeRE.MatchString(s):
+			hint := ""
+			if scopeNameRE.MatchString(s) {
+				hint = fmt.Sprintf(" (did you mean %q?)", scopeURLPrefix+s)
+			}
+			p.invalid(fmt.Sprintf("%s.scopes[%d]", attrPath, i), "%q is not an OAuth scope URL of the form %s<scope>%s", s, scopeURLPrefix, hint)
+		case seen[s]:
+			p.invalid(fmt.Sprintf("%s.scopes[%d]", attrPath, i), "%q is listed twice", s)
+		}
+		seen[s] = true
+	}
+}
+
+const scopeURLPrefix = "https://www.googleapis.com/auth/"
+
+var (
+	emailRE     = regexp.MustCompile(`^[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}$`)
+	scopeNameRE = regexp.MustCompile(`^[a-z][a-z0-9._-]*$`)
+	scopeRE     = regexp.MustCompile(`^https://www\.googleapis\.com/auth/[a-z][a-z0-9._-]*$`)
+)
 
 // agentVersion is the version label of an agent the configuration names without one.
 func (p *planner) agentVersion() string {

@@ -69,28 +69,3 @@ func (p *planner) planSlurm() {
 	p.plan.Slurm, d = types.ObjectValueFrom(ctx, slurmAttrTypes, s)
 	p.diags.Append(d...)
 }
-
-// checkpointing reports whether a bucket is mounted for checkpoints (written by jobs).
-func (p *planner) checkpointing(ctx context.Context) (bool, bool) {
-	if p.plan.Buckets.IsUnknown() {
-		return false, false
-	}
-	if p.plan.Buckets.IsNull() {
-		return false, true
-	}
-	for _, e := range p.plan.Buckets.Elements() {
-		o, ok := e.(types.Object)
-		if !ok || o.IsUnknown() {
-			return false, false
-		}
-		var b bucketModel
-		p.diags.Append(o.As(ctx, &b, tfutil.ObjectOpts)...)
-		if b.Profile.IsUnknown() {
-			return false, false
-		}
-		if b.Profile.ValueString() == clusterconfig.BucketProfileCheckpointing {
-			return true, true
-		}
-	}
-	return false, true
-}

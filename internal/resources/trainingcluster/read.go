@@ -308,6 +308,7 @@ func flattenCluster(ctx context.Context, m *model, c clusterconfig.Cluster, logi
 	diags.Append(d...)
 	m.ServiceAccount, d = types.ObjectValueFrom(ctx, serviceAccountAttrTypes, serviceAccountModel{Email: types.StringValue(email), Scopes: scopes})
 	diags.Append(d...)
+	m.ServiceAccounts = flattenIdentities(ctx, cloud, &diags)
 
 	if a, err := c.AgentFor(catalog.ArchX86); err == nil {
 		m.Agent, d = types.ObjectValueFrom(ctx, agentAttrTypes, agentModel{URL: types.StringValue(a.URL), SHA256: types.StringValue(a.SHA256), Version: types.StringValue(a.Version)})
@@ -360,4 +361,26 @@ func sshCommand(cluster, zone string, hasLogin bool) string {
 		vm = clusterconfig.LoginName(cluster, 0)
 	}
 	return fmt.Sprintf("gcloud compute ssh %s --zone %s --tunnel-through-iap", vm, zone)
+}
+
+// flattenIdentities reads the roles' identities; a cluster written before them reads as null, which the plan
+// resolves from service_account without a change to its VMs.
+func flattenIdentities(ctx context.Context, cloud *clusterconfig.Cloud, diags *diag.Diagnostics) types.Object {
+	if cloud == nil || cloud.Identities == nil {
+		return types.ObjectNull(serviceAccountsAttrTypes)
+	}
+	one := func(id clusterconfig.Identity) serviceAccountModel {
+		scopes, d := types.ListValueFrom(ctx, types.StringType, nonNilSlice(id.Scopes))
+		diags.Append(d...)
+		return serviceAccountModel{Email: types.StringValue(id.Email), Scopes: scopes}
+	}
+	obj := func(id clusterconfig.Identity) types.Object {
+		o, d := types.ObjectValueFrom(ctx, serviceAccountAttrTypes, one(id))
+		diags.Append(d...)
+		return o
+	}
+	out, d := types.ObjectValueFrom(ctx, serviceAccountsAttrTypes, serviceAccountsModel{
+		Controller: obj(cloud.Identities.Controller), Login: obj(cloud.Identities.Login), Compute: obj(cloud.Identities.Compute)})
+	diags.Append(d...)
+	return out
 }

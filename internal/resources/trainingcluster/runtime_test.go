@@ -165,6 +165,19 @@ func TestAccTrainingCluster_localRuntime(t *testing.T) {
 		return keys.scan("the provider's debug log", logs)
 	}
 
+	// A login VM's user takes the VM's token and tries to delete the controller: the login role has no
+	// Compute scope, so the local cloud refuses it as Google does (issue 23, items 9 and 10).
+	loginCannotDelete := func(*terraform.State) error {
+		code, body, err := env.DeleteWithVMToken("hcl-login-0", "nobody", "hcl-controller")
+		if err != nil {
+			return err
+		}
+		if code != 403 || !strings.Contains(body, "ACCESS_TOKEN_SCOPE_INSUFFICIENT") {
+			return fmt.Errorf("instances.delete of the controller with the login VM's token answered %d %s", code, body)
+		}
+		return reported(nil)
+	}
+
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: factories,
 		CheckDestroy:             checkVMs(env),
@@ -173,7 +186,7 @@ func TestAccTrainingCluster_localRuntime(t *testing.T) {
 				// The apply ends only after the controller's agent reported ready with the config's
 				// hash; the login VM then runs sinfo against it.
 				Config: env.Config(runtimeCluster(agentPath, agentSHA, "10000")),
-				Check:  resource.ComposeTestCheckFunc(reported, sinfo, readKeys, maxJobCount("10000")),
+				Check:  resource.ComposeTestCheckFunc(reported, sinfo, readKeys, maxJobCount("10000"), loginCannotDelete),
 			},
 			{
 				// A setting the plan accepts and slurmctld refuses: the apply fails with slurmctld's

@@ -35,20 +35,29 @@ const (
 	defaultImage = "projects/debian-cloud/global/images/family/debian-12"
 )
 
-// defaultScopes are the least a cluster VM needs: logs and metrics, reading images and data from
-// Cloud Storage, and Compute for the controller's power saving (creating and deleting nodes).
-var defaultScopes = []string{
-	"https://www.googleapis.com/auth/compute",
-	"https://www.googleapis.com/auth/devstorage.read_only",
-	"https://www.googleapis.com/auth/logging.write",
-	"https://www.googleapis.com/auth/monitoring.write",
-}
-
-// readWriteStorageScope replaces devstorage.read_only when a bucket is mounted for checkpoints.
+// The OAuth scopes of the roles' defaults (Google's scope list: developers.google.com/identity/protocols/oauth2/scopes).
 const (
-	readOnlyStorageScope  = "https://www.googleapis.com/auth/devstorage.read_only"
-	readWriteStorageScope = "https://www.googleapis.com/auth/devstorage.read_write"
+	scopeCompute          = "https://www.googleapis.com/auth/compute"
+	scopeCloudPlatform    = "https://www.googleapis.com/auth/cloud-platform"
+	scopeStorageReadOnly  = "https://www.googleapis.com/auth/devstorage.read_only"
+	scopeStorageReadWrite = "https://www.googleapis.com/auth/devstorage.read_write"
+	scopeLoggingWrite     = "https://www.googleapis.com/auth/logging.write"
+	scopeMonitoringWrite  = "https://www.googleapis.com/auth/monitoring.write"
 )
+
+// roleDefaultScopes are the least each role needs. Guest attributes and the VM's own metadata are read and
+// written through the metadata server, which takes no scope.
+//   - controller: compute (power saving and repairs create, reset, delete nodes; reads templates and VMs),
+//     devstorage.read_only (fetching the agent, bucket mounts), logging.write and monitoring.write.
+//   - compute: devstorage.read_write (gcsfuse bucket mounts and checkpoints written there),
+//     logging.write and monitoring.write; no Compute: a job's user cannot touch the cluster's VMs.
+//   - login: devstorage.read_only (the agent, reading bucket mounts), logging.write and monitoring.write;
+//     no Compute and no storage writes, since every user of the cluster can log in there.
+var roleDefaultScopes = map[clusterconfig.Role][]string{
+	clusterconfig.RoleController: {scopeCompute, scopeStorageReadOnly, scopeLoggingWrite, scopeMonitoringWrite},
+	clusterconfig.RoleCompute:    {scopeStorageReadWrite, scopeLoggingWrite, scopeMonitoringWrite},
+	clusterconfig.RoleLogin:      {scopeStorageReadOnly, scopeLoggingWrite, scopeMonitoringWrite},
+}
 
 var bootDisks = []string{"pd-standard", "pd-balanced", "pd-ssd", "hyperdisk-balanced"}
 
@@ -188,7 +197,7 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 					"mount_path": schema.StringAttribute{Required: true, MarkdownDescription: "Absolute mount path, e.g. `/gcs/data`."},
 					"profile": schema.StringAttribute{
 						Required:            true,
-						MarkdownDescription: "`training` (read-mostly data sets) or `checkpointing` (large sequential writes). A `checkpointing` bucket makes the default scopes read-write.",
+						MarkdownDescription: "`training` (read-mostly data sets) or `checkpointing` (large sequential writes). Nodes write to it with their role's `devstorage.read_write`; the controller and login VMs read it.",
 						Validators:          []validator.String{stringvalidator.OneOf(clusterconfig.BucketProfileTraining, clusterconfig.BucketProfileCheckpointing)},
 					},
 					"cache_dir": schema.StringAttribute{Optional: true, MarkdownDescription: "Enables gcsfuse's file cache in this directory (a local SSD path)."},
@@ -293,7 +302,7 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			},
 			"service_account": schema.SingleNestedAttribute{
 				Optional: true, Computed: true,
-				MarkdownDescription: "Identity of the controller and login VMs. The controller's agent creates and deletes nodes with it (power saving).",
+				MarkdownDescription: "The identity every role takes unless `service_accounts` sets its own: `email` for all of them, and `scopes`, when set (`[]`: VMs without scopes), instead of each role's minimal default. Changing it replaces the cluster.",
 				Attributes: map[string]schema.Attribute{
 					"email": schema.StringAttribute{
 						Optional: true, Computed: true, Default: stringdefault.StaticString("default"),
@@ -301,8 +310,20 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 					},
 					"scopes": schema.ListAttribute{
 						Optional: true, Computed: true, ElementType: types.StringType,
-						MarkdownDescription: "OAuth scopes. Default: `compute`, `devstorage.read_only` (`devstorage.read_write` when a bucket has the `checkpointing` profile), `logging.write`, `monitoring.write`.",
+						MarkdownDescription: "OAuth scope URLs for every role that does not set its own. Unset (planned empty), each role takes its own minimal scopes (see `service_accounts`). Removing it from the configuration keeps the scopes the VMs run with, and a cluster created by an earlier version keeps the list it was created with.",
 					},
+				},
+			},
+			"service_accounts": schema.SingleNestedAttribute{
+				Optional: true, Computed: true,
+				MarkdownDescription: "The identity of each role, least privilege by default: a token taken from a VM's metadata server can do only what its role needs. Changing a role's identity replaces the cluster; a compute identity change rolls the partitions' nodes.",
+				Attributes: map[string]schema.Attribute{
+					"controller": roleServiceAccountAttribute("the controller VM",
+						"`compute` (power saving and repairs create, reset and delete nodes), `devstorage.read_only` (fetching the agent, bucket mounts), `logging.write`, `monitoring.write`"),
+					"compute": roleServiceAccountAttribute("the partitions' nodes",
+						"`devstorage.read_write` (bucket mounts and checkpoints written there), `logging.write`, `monitoring.write` — no Compute scope, so a job cannot touch the cluster's VMs"),
+					"login": roleServiceAccountAttribute("the login VMs",
+						"`devstorage.read_only` (fetching the agent, reading bucket mounts), `logging.write`, `monitoring.write` — no Compute and no storage writes, since every user logs in there"),
 				},
 			},
 			"enable_public_ips": schema.BoolAttribute{
@@ -374,6 +395,24 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 					"it is unknown in a plan that changes it, so the partitions' plans show the rolling replacement of their static nodes.",
 			},
 			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+		},
+	}
+}
+
+// roleServiceAccountAttribute is one role's identity in service_accounts.
+func roleServiceAccountAttribute(vms, defaults string) schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{
+		Optional: true, Computed: true,
+		MarkdownDescription: "Identity of " + vms + ".",
+		Attributes: map[string]schema.Attribute{
+			"email": schema.StringAttribute{
+				Optional: true, Computed: true,
+				MarkdownDescription: "Service account email. Default `service_account.email`.",
+			},
+			"scopes": schema.ListAttribute{
+				Optional: true, Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "OAuth scope URLs (`https://www.googleapis.com/auth/...`). Default `service_account.scopes` when that is set, else " + defaults + ". Guest attributes and metadata need no scope.",
+			},
 		},
 	}
 }

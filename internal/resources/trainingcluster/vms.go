@@ -59,7 +59,7 @@ func (a *applier) instance(name string, role clusterconfig.Role, shape clusterco
 		NetworkInterfaces: []*computepb.NetworkInterface{nic},
 		Metadata:          &computepb.Metadata{Items: tfutil.MetadataItems(items)},
 		Labels:            a.labels(role),
-		ServiceAccounts:   []*computepb.ServiceAccount{{Email: proto.String(s.serviceAccount), Scopes: slices.Clone(s.scopes)}},
+		ServiceAccounts:   []*computepb.ServiceAccount{s.serviceAccountOf(role)},
 		Scheduling: &computepb.Scheduling{
 			OnHostMaintenance: proto.String("MIGRATE"), AutomaticRestart: proto.Bool(true),
 		},
@@ -217,3 +217,9 @@ func internalIP(inst *computepb.Instance) string {
 }
 
 func lastSegment(s string) string { return s[strings.LastIndex(s, "/")+1:] }
+
+// serviceAccountOf is the identity role's VMs run as.
+func (s *desired) serviceAccountOf(role clusterconfig.Role) *computepb.ServiceAccount {
+	id := (&clusterconfig.Cloud{ServiceAccount: s.serviceAccount, Scopes: s.scopes, Identities: s.identities}).Identity(role)
+	return &computepb.ServiceAccount{Email: proto.String(id.Email), Scopes: slices.Clone(id.Scopes)}
+}
