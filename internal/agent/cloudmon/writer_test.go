@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
+	"golang.org/x/oauth2"
 	monitoring "google.golang.org/api/monitoring/v3"
 	"google.golang.org/api/option"
 
@@ -126,3 +128,32 @@ func TestWriterBatchesAndDrops(t *testing.T) {
 		t.Errorf("stats %+v, want 1 written, 1 dropped in 1 failed call", s)
 	}
 }
+
+// With the VM's own token, as the local cloud mints it: the monitoring.write scope lets the writer
+// write; a VM without it gets Google's 403 and the points are dropped and counted.
+func TestWriterWithTheVMsToken(t *testing.T) {
+	e, _ := api(t)
+	write := func(scopes ...string) (cloudmon.Stats, error) {
+		tok, _ := e.Server.Tokens.Mint("projects/"+project+"/zones/us-central1-a/instances/vm", "sa@"+project+".iam.gserviceaccount.com", scopes)
+		svc, err := monitoring.NewService(context.Background(), option.WithEndpoint(e.URL+"/monitoring/"),
+			option.WithTokenSource(oauth2.StaticTokenSource(&oauth2.Token{AccessToken: tok, TokenType: "Bearer"})))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := &cloudmon.Writer{API: svc, Instance: cloudmon.Instance{Project: project, Zone: "us-central1-a", InstanceID: "5"},
+			Sources: []cloudmon.Source{cloudmon.SourceFunc(func() ([]cloudmon.Sample, error) {
+				return []cloudmon.Sample{{Name: cloudmon.GoodputRatio, Labels: map[string]string{"kind": "runtime", "window": "1d", "partition": ""}, Value: 0.8}}, nil
+			})}}
+		err = w.Write(context.Background())
+		return w.Stats(), err
+	}
+	if s, err := write(gcpScope("logging.write"), gcpScope("monitoring.write")); err != nil || s.Written != 1 {
+		t.Fatalf("with monitoring.write: %+v %v", s, err)
+	}
+	s, err := write(gcpScope("devstorage.read_only"))
+	if err == nil || !strings.Contains(err.Error(), "insufficient authentication scopes") || s.Dropped != 1 {
+		t.Fatalf("without monitoring.write: %+v %v, want a 403 and the point dropped", s, err)
+	}
+}
+
+func gcpScope(s string) string { return "https://www.googleapis.com/auth/" + s }
