@@ -32,7 +32,7 @@ func TestCustomProgramUnderSlurm(t *testing.T) {
 	needSlurm(t)
 	dir := t.TempDir()
 	j := customJob("")
-	j.Partition, j.TimeLimit, j.SignalLead, j.MaxSteps = cpuPartition, 0, 30, 200
+	j.Partition, j.TimeLimit, j.SignalLead, j.MaxSteps = cpuPartition, 0, 30, 600
 	j.Env = nil
 	// A command, so a shell stands between the task and the program: the signal must still reach
 	// the program and the task must wait for its checkpoint. Slow steps let the test signal mid-run.

@@ -2,6 +2,7 @@ package instances
 
 import (
 	"fmt"
+	"sync"
 	"time"
 
 	"cloud.google.com/go/compute/apiv1/computepb"
@@ -16,8 +17,10 @@ import (
 
 func (s *Service) startFutureReservationClock() {
 	stop := make(chan struct{})
+	var once sync.Once
 	s.OnAdvance(s.sweepFutureReservations)
-	s.OnClose(func() { close(stop) })
+	// Close may run more than once (a test's cleanup and the emulator's own).
+	s.OnClose(func() { once.Do(func() { close(stop) }) })
 	go func() {
 		t := time.NewTicker(time.Second)
 		defer t.Stop()
