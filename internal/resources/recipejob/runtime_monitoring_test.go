@@ -3,6 +3,8 @@ package recipejob_test
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"strconv"
 	"strings"
 	"testing"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	monitoring "google.golang.org/api/monitoring/v3"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/acctest"
 )
@@ -20,7 +23,7 @@ import (
 func monitoringConfig(agentPath, agentSHA string) string {
 	return acctest.ClusterConfig("hmo", "file://"+agentPath, agentSHA, `  deletion_protection = false
   timeouts            = { create = "5m", update = "3m" }
-  monitoring          = { prometheus = true, scrape_interval = "5s", cloud_monitoring = false }
+  monitoring          = { prometheus = true, scrape_interval = "5s", cloud_monitoring = true }
 `) + acctest.RuntimeCPUPartitionConfig + `
 resource "hypercompute_node_partition" "dyn" {
   cluster                = hypercompute_training_cluster.c.id
@@ -202,6 +205,28 @@ func TestAccMonitoring_localRuntime(t *testing.T) {
 		t.Logf("agent resident bytes: %s", values(`process_resident_memory_bytes{job="hypercompute"}`))
 		t.Logf("agent CPU seconds per second over 1m: %s", values(`rate(process_cpu_seconds_total{job="hypercompute"}[1m])`))
 		t.Logf("samples per scrape: %s", values(`scrape_samples_scraped{job="hypercompute"}`))
+		// The same series reach Cloud Monitoring (the local cloud's), written by each VM with its own token:
+		// the job's from the controller, the health checks' from the nodes.
+		if err := waitFor("the key series in Cloud Monitoring", 2*time.Minute, func() (bool, string) {
+			res, err := http.Get("http://" + env.Host + "/emulator/v1/monitoring/timeSeries?prefix=workload.googleapis.com/hypercompute/")
+			if err != nil {
+				return false, err.Error()
+			}
+			defer res.Body.Close()
+			var all monitoring.ListTimeSeriesResponse
+			if err := json.NewDecoder(res.Body).Decode(&all); err != nil {
+				return false, err.Error()
+			}
+			seen := map[string]bool{}
+			for _, ts := range all.TimeSeries {
+				if ts.Resource != nil && ts.Resource.Type == "gce_instance" && ts.Metric != nil {
+					seen[strings.TrimPrefix(ts.Metric.Type, "workload.googleapis.com/hypercompute/")] = true
+				}
+			}
+			return seen["hypercompute_job_step"] && seen["hypercompute_job_mfu"] && seen["hypercompute_health_check_result"], fmt.Sprint(len(all.TimeSeries), " series")
+		}); err != nil {
+			return err
+		}
 		fault := time.Now()
 		defer func() { t.Logf("alert firing %s after the fault", time.Since(fault).Round(time.Second)) }()
 		// A health fault: /tmp runs full on hmo-cpu-1, the disk check drains it, the alert fires.
@@ -230,6 +255,25 @@ func TestAccMonitoring_localRuntime(t *testing.T) {
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: factories,
-		Steps:                    []resource.TestStep{{Config: env.Config(monitoringConfig(agentPath, agentSHA)), Check: check}},
+		// The dashboard and the alert policies exist with the cluster and go with it.
+		CheckDestroy: func(*terraform.State) error {
+			for _, path := range []string{"/monitoring/v1/projects/" + acctest.Project + "/dashboards", "/monitoring/v3/projects/" + acctest.Project + "/alertPolicies"} {
+				res, err := http.Get("http://" + env.Host + path)
+				if err != nil {
+					return err
+				}
+				body, _ := io.ReadAll(res.Body)
+				res.Body.Close()
+				if strings.Contains(string(body), `"name"`) {
+					return fmt.Errorf("left after destroy at %s: %s", path, body)
+				}
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{{Config: env.Config(monitoringConfig(agentPath, agentSHA)), Check: resource.ComposeTestCheckFunc(
+			resource.TestCheckResourceAttrSet("hypercompute_training_cluster.c", "monitoring.dashboard"),
+			resource.TestCheckResourceAttr("hypercompute_training_cluster.c", "monitoring.alert_policies.#", "8"),
+			check,
+		)}},
 	})
 }
