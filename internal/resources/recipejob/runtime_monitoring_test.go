@@ -223,7 +223,11 @@ func TestAccMonitoring_localRuntime(t *testing.T) {
 					seen[strings.TrimPrefix(ts.Metric.Type, "workload.googleapis.com/hypercompute/")] = true
 				}
 			}
-			return seen["hypercompute_job_step"] && seen["hypercompute_job_mfu"] && seen["hypercompute_health_check_result"], fmt.Sprint(len(all.TimeSeries), " series")
+			var names []string
+			for n := range seen {
+				names = append(names, n)
+			}
+			return seen["job_step"] && seen["job_mfu"] && seen["health_check_result"], fmt.Sprint(len(all.TimeSeries), " series: ", strings.Join(names, " "))
 		}); err != nil {
 			return err
 		}
