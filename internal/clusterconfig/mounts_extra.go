@@ -115,21 +115,21 @@ func lustreTarget(l *LustreMount) string {
 	return l.MountPoint
 }
 
-// ForNodeSet returns the mounts of a node set that chose paths (nil: all of them): /home and the
+// ForNodeSet returns the mounts of a node set that chose paths (none: all of them): /home and the
 // cluster's lustre always, the extra mounts and buckets it chose.
-func (m Mounts) ForNodeSet(paths *[]string) Mounts {
-	if paths == nil {
+func (m Mounts) ForNodeSet(paths []string) Mounts {
+	if len(paths) == 0 {
 		return m
 	}
 	out := m
 	out.Extra, out.Buckets = nil, nil
 	for _, e := range m.Extra {
-		if slices.Contains(*paths, e.MountPoint) {
+		if slices.Contains(paths, e.MountPoint) {
 			out.Extra = append(out.Extra, e)
 		}
 	}
 	for _, b := range m.Buckets {
-		if slices.Contains(*paths, b.MountPoint) {
+		if slices.Contains(paths, b.MountPoint) {
 			out.Buckets = append(out.Buckets, b)
 		}
 	}

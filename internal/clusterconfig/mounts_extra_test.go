@@ -87,13 +87,13 @@ func TestNodeSetStorageChoice(t *testing.T) {
 	if got, want := node(part), []string{"/home", "/lustre", "/data", "/scratch", "/gcs/data"}; !slices.Equal(got, want) {
 		t.Errorf("no choice: %v, want every mount %v", got, want)
 	}
-	part.Storage = &[]string{"/scratch"}
+	part.Storage = []string{"/scratch"}
 	if got, want := node(part), []string{"/home", "/lustre", "/scratch"}; !slices.Equal(got, want) {
 		t.Errorf("storage [/scratch]: %v, want %v", got, want)
 	}
-	part.Storage = &[]string{}
-	if got, want := node(part), []string{"/home", "/lustre"}; !slices.Equal(got, want) {
-		t.Errorf("storage []: %v, want %v", got, want)
+	part.Storage = []string{}
+	if got, want := node(part), []string{"/home", "/lustre", "/data", "/scratch", "/gcs/data"}; !slices.Equal(got, want) {
+		t.Errorf("storage []: %v, want every mount %v (empty is unset)", got, want)
 	}
 	login, err := cc.NewNode(c, cc.RoleLogin, nil)
 	if err != nil {
@@ -124,7 +124,7 @@ func TestNodeSetStorageChoice(t *testing.T) {
 		if i != tc.index || err == nil || !strings.Contains(err.Error(), tc.contains) {
 			t.Errorf("CheckStorageChoice(%v) = %d, %v; want %d and %q", tc.choice, i, err, tc.index, tc.contains)
 		}
-		part.Storage = &tc.choice
+		part.Storage = tc.choice
 		if _, err := cc.NewNode(c, cc.RoleCompute, &part); err == nil || !strings.Contains(err.Error(), tc.contains) {
 			t.Errorf("NewNode with storage %v: %v", tc.choice, err)
 		}
@@ -134,20 +134,20 @@ func TestNodeSetStorageChoice(t *testing.T) {
 	}
 
 	// The choice is part of the partition's key and survives a round trip; no choice writes nothing.
-	part.Storage = &[]string{"/scratch"}
+	part.Storage = []string{"/scratch"}
 	b, err := cc.EncodePartition("store", part)
 	if err != nil {
 		t.Fatal(err)
 	}
 	back, err := cc.DecodePartition("store", b)
-	if err != nil || back.Storage == nil || !slices.Equal(*back.Storage, []string{"/scratch"}) {
+	if err != nil || !slices.Equal(back.Storage, []string{"/scratch"}) {
 		t.Fatalf("round trip: %v, %v", back.Storage, err)
 	}
 	part.Storage = nil
 	if b, _ := cc.EncodePartition("store", part); strings.Contains(string(b), "storage") {
 		t.Errorf("a partition without a choice renders %s", b)
 	}
-	gold, _ := cc.NewNode(c, cc.RoleCompute, &cc.Partition{Name: "gpu", MachineType: "a3-highgpu-8g", StaticNodes: 1, Storage: &[]string{"/scratch", "/gcs/data"}})
+	gold, _ := cc.NewNode(c, cc.RoleCompute, &cc.Partition{Name: "gpu", MachineType: "a3-highgpu-8g", StaticNodes: 1, Storage: []string{"/scratch", "/gcs/data"}})
 	rendered, err := cc.RenderNodeConfig(gold)
 	if err != nil {
 		t.Fatal(err)

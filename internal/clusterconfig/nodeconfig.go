@@ -45,8 +45,8 @@ func NewNode(c Cluster, role Role, p *Partition) (Node, error) {
 		n.Partition = p.Name
 		n.NodeSet = NodeSetName(p.Name)
 		n.StartupScript = p.StartupScript
-		if p.Storage != nil {
-			if i, err := c.Mounts.CheckStorageChoice(*p.Storage); err != nil {
+		if len(p.Storage) > 0 {
+			if i, err := c.Mounts.CheckStorageChoice(p.Storage); err != nil {
 				return Node{}, fmt.Errorf("partition %s: storage[%d]: %w", p.Name, i, err)
 			}
 			n.Mounts = c.Mounts.ForNodeSet(p.Storage)
