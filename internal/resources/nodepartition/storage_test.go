@@ -53,8 +53,8 @@ func storagePartition(res, name, storage string) string {
 resource "hypercompute_node_partition" %q {
   cluster           = hypercompute_training_cluster.c.id
   name              = %q
-  machine_type      = "n2-standard-4"
-  static_node_count = 1
+  machine_type           = "n2-standard-4"
+  max_dynamic_node_count = 2
 %s
 }
 `, res, name, storage)
@@ -121,7 +121,7 @@ func TestAccNodePartition_storage(t *testing.T) {
 							return err
 						}
 						for _, e := range n.Mounts.Extra {
-							if e.MountPoint == "/data" && (e.NFS == nil || e.NFS.Share != "/home" && e.NFS.Server == "" || e.Instance == "") {
+							if e.MountPoint == "/data" && (e.NFS == nil || e.NFS.Server == "" || !strings.HasSuffix(e.Instance, "/instances/hst-data")) {
 								return fmt.Errorf("/data is %+v, not the Filestore instance's share", e)
 							}
 							if e.MountPoint == "/scratch" && (e.Lustre == nil || e.Lustre.FSName != "scratch") {
@@ -179,7 +179,7 @@ func TestAccNodePartition_storage(t *testing.T) {
 			{
 				ResourceName: "hypercompute_training_cluster.c", ImportState: true, ImportStateVerify: true,
 				ImportStateId:           "projects/hc-acc-test/zones/us-central1-a/clusters/hst",
-				ImportStateVerifyIgnore: []string{"timeouts"},
+				ImportStateVerifyIgnore: []string{"timeouts", "deletion_protection"},
 			},
 		},
 	})
