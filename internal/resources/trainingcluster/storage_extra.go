@@ -182,6 +182,8 @@ func resolveStorage(ctx context.Context, c *gcp.Clients, s *desired) ([]clusterc
 			if err != nil {
 				return nil, err
 			}
+			// Size and tier stay out of the node config: a resize must not roll nodes.
+			n.Tier, n.CapacityGiB = "", 0
 			n.Version = "3"
 			if n.Protocol == filestorepb.Instance_NFS_V4_1 {
 				n.Version = "4.1"
@@ -192,6 +194,7 @@ func resolveStorage(ctx context.Context, c *gcp.Clients, s *desired) ([]clusterc
 			if err != nil {
 				return nil, err
 			}
+			l.CapacityGiB, l.Throughput = 0, 0
 			e.Lustre = &l
 		}
 		out = append(out, e)
