@@ -44,7 +44,7 @@ type desired struct {
 	startupScript string
 	// storage are the mount paths of the cluster's storage its nodes mount (none: all).
 	storage []string
-	labels        map[string]string // effective labels, without the system labels
+	labels  map[string]string // effective labels, without the system labels
 
 	slurm slurmOptions
 
