@@ -96,7 +96,8 @@ func expectMounts(env *acctest.Env, partition string, want ...string) resource.T
 // The cluster's extra storage reaches the nodes that chose it and only them: a partition with
 // storage = ["/scratch"] boots with /home and the Lustre at /scratch, one without a choice with
 // every mount, login VMs without the entry marked login = false. A path the cluster lacks is
-// refused at plan, naming storage[i], with no mutating call; a change of the choice is an
+// refused at plan, naming storage[i], with no mutating call (at apply, before anything of the
+// partition is created, when the cluster is created in the same apply); a change of the choice is an
 // in-place update that gives the nodes a new template; cluster and partition import back.
 func TestAccNodePartition_storage(t *testing.T) {
 	env := acctest.New(t)
@@ -107,6 +108,20 @@ func TestAccNodePartition_storage(t *testing.T) {
 		ProtoV6ProviderFactories: factories,
 		Steps: []resource.TestStep{
 			{
+				// The cluster is created by this apply, so its paths are known only then: the
+				// partition is refused at apply, before it creates anything.
+				Config:      env.Config(storageBlueprint(storagePartition("test", "gpu", `  storage = ["/nope"]`))),
+				ExpectError: acctest.ErrorMatching(`storage\[0\]: /nope is not one of the cluster's storage or bucket mount paths`),
+			},
+			{
+				PreConfig: func() {
+					if n := env.Inventory().Names(instances.KindInstanceTemplates); len(n) > 0 {
+						t.Errorf("the refused partition left templates: %v", n)
+					}
+					if _, ok := env.ControllerKey("hst", cc.PartitionKey("gpu")); ok {
+						t.Error("the refused partition wrote its key")
+					}
+				},
 				Config: env.Config(storageBlueprint(only, all)),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("storage"), knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("/scratch")})),
