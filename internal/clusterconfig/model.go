@@ -186,6 +186,10 @@ type Partition struct {
 	Calendar *Calendar `json:"calendar,omitempty"`
 	// StartupScript runs on each of the partition's nodes (Node.StartupScript).
 	StartupScript string `json:"startup_script,omitempty"`
+	// Storage are the mount paths of the cluster's extra mounts and buckets the node set's nodes
+	// mount (Mounts.ForNodeSet); empty means all of them (an empty Terraform list is an unset one,
+	// tfutil/collections.go). /home and the cluster's lustre are mounted either way.
+	Storage []string `json:"storage,omitempty"`
 }
 
 // Node is the hypercompute-node metadata value every VM gets: enough for

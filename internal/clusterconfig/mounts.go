@@ -21,6 +21,8 @@ type Mounts struct {
 	Lustre *LustreMount `json:"lustre,omitempty"`
 	// Buckets are optional Cloud Storage buckets mounted with gcsfuse.
 	Buckets []BucketMount `json:"buckets,omitempty"`
+	// Extra are further NFS and Lustre mounts at their own paths (mounts_extra.go).
+	Extra []ExtraMount `json:"extra,omitempty"`
 }
 
 // NFSMount is an NFS share.
@@ -143,8 +145,8 @@ func (b BucketMount) options() string {
 	return strings.Join(opts, ",")
 }
 
-// MountEntries returns the mounts in mount order: /home, Lustre, then the
-// buckets by mount point. Mount points are unique and none lies under
+// MountEntries returns the mounts in mount order: /home, Lustre, the extra
+// mounts by mount point, then the buckets by mount point. Mount points are unique and none lies under
 // another (ValidateMounts), so the order is only for readability.
 func MountEntries(m Mounts) []MountEntry {
 	home := m.Home.MountPoint
@@ -159,6 +161,7 @@ func MountEntries(m Mounts) []MountEntry {
 		}
 		out = append(out, MountEntry{Source: l.Source(), Target: target, FSType: "lustre", Options: "defaults,_netdev"})
 	}
+	out = append(out, extraEntries(m)...)
 	buckets := append([]BucketMount(nil), m.Buckets...)
 	sort.Slice(buckets, func(i, j int) bool { return buckets[i].MountPoint < buckets[j].MountPoint })
 	for _, b := range buckets {
@@ -210,6 +213,11 @@ func ValidateMounts(m Mounts) error {
 		}
 		if !lustreFSRE.MatchString(l.FSName) {
 			return fmt.Errorf("lustre file system name %q is invalid: 1-8 lowercase letters and digits, starting with a letter", l.FSName)
+		}
+	}
+	for _, e := range m.Extra {
+		if err := validateExtraMount(e); err != nil {
+			return err
 		}
 	}
 	for _, b := range m.Buckets {

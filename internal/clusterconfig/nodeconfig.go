@@ -32,6 +32,7 @@ func NewNode(c Cluster, role Role, p *Partition) (Node, error) {
 		n.ConfigKeyPrefixes = []string{PartitionKeyPrefix, HealthPolicyKeyPrefix}
 	case RoleLogin:
 		n.StartupScript = c.LoginStartupScript
+		n.Mounts = c.Mounts.ForLogin()
 	case RoleCompute:
 		if p == nil {
 			return Node{}, fmt.Errorf("a compute node needs its partition")
@@ -44,6 +45,12 @@ func NewNode(c Cluster, role Role, p *Partition) (Node, error) {
 		n.Partition = p.Name
 		n.NodeSet = NodeSetName(p.Name)
 		n.StartupScript = p.StartupScript
+		if len(p.Storage) > 0 {
+			if i, err := c.Mounts.CheckStorageChoice(p.Storage); err != nil {
+				return Node{}, fmt.Errorf("partition %s: storage[%d]: %w", p.Name, i, err)
+			}
+			n.Mounts = c.Mounts.ForNodeSet(p.Storage)
+		}
 	default:
 		return Node{}, fmt.Errorf("role %q is not one of controller, login, compute", role)
 	}

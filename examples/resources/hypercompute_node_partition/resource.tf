@@ -106,6 +106,10 @@ resource "hypercompute_node_partition" "eval" {
   machine_type           = "g2-standard-48"
   max_dynamic_node_count = 8
 
+  # Of the cluster's extra storage and buckets, only the evaluation sets (by mount path); /home
+  # and the cluster's lustre are on every node. Unset: all of them.
+  storage = ["/datasets"]
+
   provisioning = {
     model = "spot"
   }

@@ -28,6 +28,20 @@ resource "hypercompute_lustre" "data" {
   network    = hypercompute_network.cluster.name
 }
 
+# A shared data set on Filestore, mounted at /datasets (an extra storage entry).
+resource "hypercompute_filestore" "datasets" {
+  name = "ml-dev-datasets"
+  tier = "ZONAL"
+
+  share = {
+    capacity_gb = 1024
+  }
+
+  network = {
+    name = hypercompute_network.cluster.name
+  }
+}
+
 resource "hypercompute_training_cluster" "ml" {
   name    = "ml-dev"
   zone    = "us-central1-a"
@@ -38,6 +52,14 @@ resource "hypercompute_training_cluster" "ml" {
 
   buckets = [
     { bucket = "ml-dev-datasets", mount_path = "/gcs/datasets", profile = "training" },
+  ]
+
+  # Further file systems at paths of their own: one of filestore, nfs_source, lustre or
+  # lustre_source each. Node partitions mount all of them unless they choose with `storage`;
+  # login VMs skip those with login = false.
+  storage = [
+    { mount_path = "/datasets", filestore = hypercompute_filestore.datasets.id },
+    { mount_path = "/archive", nfs_source = "10.10.0.5:/archive", login = false },
   ]
 
   controller = {

@@ -56,6 +56,9 @@ func (a *applier) prepare(ctx context.Context) (*changeSet, error) {
 				d.zone, d.region, lastSegment(ci.subnetwork), r, r)
 		}
 	}
+	if err := storageError(ci.cfg.Mounts, d.storage); err != nil {
+		return nil, err
+	}
 	nics, err := networkInterfaces(ctx, a.cl, d.machine, d.zone, d.region, ci.network, ci.subnetwork)
 	if err != nil {
 		return nil, err

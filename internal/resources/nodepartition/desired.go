@@ -42,7 +42,9 @@ type desired struct {
 	image     string
 	// startupScript is the user's per-boot script (cc.Node.StartupScript).
 	startupScript string
-	labels        map[string]string // effective labels, without the system labels
+	// storage are the mount paths of the cluster's storage its nodes mount (none: all).
+	storage []string
+	labels  map[string]string // effective labels, without the system labels
 
 	slurm slurmOptions
 
@@ -93,7 +95,7 @@ func (d *desired) partition(template string) cc.Partition {
 		Features: d.slurm.features, Extra: d.slurm.extra,
 		SlurmPartition: d.slurm.partition, Weight: d.slurm.weight, Provisioning: d.model,
 		Project: d.project, Zone: d.zone, InstanceTemplate: template, Calendar: d.calendar,
-		StartupScript: d.startupScript,
+		StartupScript: d.startupScript, Storage: d.storage,
 	}
 }
 
@@ -133,6 +135,7 @@ func toDesired(ctx context.Context, m *model) (*desired, diag.Diagnostics) {
 		forceScaleDown: m.ForceScaleDown.ValueBool(), allowPartial: m.AllowPartial.ValueBool(),
 		waitForNodes: m.WaitForNodes.IsNull() || m.WaitForNodes.IsUnknown() || m.WaitForNodes.ValueBool(),
 	}
+	d.storage = storageOf(ctx, m.Storage, &diags)
 	d.drainTimeout, d.drainAction = drainPolicy(m, &diags)
 	d.roll = rollPolicyOf(ctx, m.RollingUpdate, &diags)
 	if d.zone == "" {

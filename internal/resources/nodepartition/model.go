@@ -22,6 +22,7 @@ type model struct {
 	LocalSSDCount       types.Int64  `tfsdk:"local_ssd_count"`
 	Image               types.String `tfsdk:"image"`
 	StartupScript       types.String `tfsdk:"startup_script"`
+	Storage             types.List   `tfsdk:"storage"`
 	Labels              types.Map    `tfsdk:"labels"`
 	EffectiveLabels     types.Map    `tfsdk:"effective_labels"`
 	Slurm               types.Object `tfsdk:"slurm"`

@@ -76,6 +76,7 @@ func (r *partitionResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	// name), so the record lets their plan accept a partition the cluster does not have yet; node
 	// sets of one Slurm partition are checked against each other (plan_nodesets.go).
 	r.planNodeSet(ctx, &plan, ref, !hasState || !req.Plan.Raw.Equal(req.State.Raw), diags)
+	r.planStorage(ctx, &plan, ref, !hasState || !req.Plan.Raw.Equal(req.State.Raw), diags)
 	if diags.HasError() {
 		return
 	}

@@ -117,6 +117,7 @@ func flatten(ctx context.Context, p *providerdata.Data, ref cc.ClusterID, o *obs
 		m.MachineType = types.StringValue(o.part.MachineType)
 		m.MaxDynamicNodeCount = types.Int64Value(int64(o.part.MaxDynamicNodes))
 		m.Slurm = flattenSlurm(ctx, o.part, m.Slurm, &diags)
+		m.Storage = flattenStorage(o.part)
 		m.StartupScript = types.StringNull()
 		if o.part.StartupScript != "" {
 			m.StartupScript = types.StringValue(o.part.StartupScript)

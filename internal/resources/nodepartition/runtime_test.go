@@ -15,9 +15,31 @@ import (
 )
 
 // runtimeConfig is a real cluster on the local runtime (network, Filestore /home, controller with
-// the agent built from this tree) and a dynamic partition: no VM exists until a job asks for one.
+// the agent built from this tree, two extra file systems: a Filestore share at /data and a Managed
+// Lustre at /scratch) and a dynamic partition: no VM exists until a job asks for one.
 func runtimeConfig(agentPath, agentSHA string) string {
-	return acctest.RuntimeClusterConfig("hce", agentPath, agentSHA) + `
+	return acctest.ClusterConfig("hce", "file://"+agentPath, agentSHA, `  deletion_protection = false
+  timeouts            = { create = "5m", update = "3m" }
+  storage = [
+    { mount_path = "/data", filestore = hypercompute_filestore.data.id },
+    { mount_path = "/scratch", lustre = hypercompute_lustre.scratch.id },
+  ]
+`) + `
+resource "hypercompute_filestore" "data" {
+  name                = "hce-data"
+  tier                = "BASIC_HDD"
+  share               = { capacity_gb = 1024 }
+  network             = { name = hypercompute_network.net.name }
+  deletion_protection = false
+}
+
+resource "hypercompute_lustre" "scratch" {
+  name                = "hce-scratch"
+  filesystem          = "scratch"
+  network             = hypercompute_network.net.name
+  deletion_protection = false
+}
+
 resource "hypercompute_node_partition" "test" {
   cluster                = hypercompute_training_cluster.c.id
   name                   = "dyn"
@@ -99,12 +121,40 @@ func TestAccNodePartition_localRuntimeDynamic(t *testing.T) {
 		}
 		return nil
 	}
-	staticPartition := acctest.RuntimePartitionConfig("static", "st", "n2-standard-2", 1) + `
+	// The extra file systems are mounted where asked for and only there: hce-st-0 has /data (the
+	// Filestore share) and /scratch (the Lustre), hce-st-a-0 only /scratch; a file written on
+	// hce-st-0 is on the controller's /data and on hce-st-a-0's /scratch.
+	storageMounted := func(*terraform.State) error {
+		run := func(vm, cmd string) (string, error) { return env.RunOn(30*time.Second, vm, "bash", "-c", cmd) }
+		mounts := func(vm string) (string, error) {
+			out, err := run(vm, "findmnt -n -o TARGET /data; findmnt -n -o TARGET /scratch; true")
+			return strings.Join(strings.Fields(out), " "), err
+		}
+		if got, err := mounts("hce-st-0"); err != nil || got != "/data /scratch" {
+			return fmt.Errorf("hce-st-0 (storage = [/data, /scratch]) mounts %q (%v), want /data and /scratch", got, err)
+		}
+		if got, err := mounts("hce-st-a-0"); err != nil || got != "/scratch" {
+			return fmt.Errorf("hce-st-a-0 (storage = [/scratch]) mounts %q (%v), want only /scratch", got, err)
+		}
+		if _, err := run("hce-st-0", "echo from-st-0 > /data/storage-proof && echo from-st-0 > /scratch/storage-proof"); err != nil {
+			return fmt.Errorf("writing on hce-st-0: %v", err)
+		}
+		for vm, path := range map[string]string{"hce-controller": "/data/storage-proof", "hce-st-a-0": "/scratch/storage-proof"} {
+			if out, err := run(vm, "cat "+path); err != nil || strings.TrimSpace(out) != "from-st-0" {
+				return fmt.Errorf("%s on %s: %q (%v), want the file hce-st-0 wrote", path, vm, out, err)
+			}
+		}
+		return nil
+	}
+	// Node set st mounts both of the cluster's extra file systems, st-a only /scratch (issue 22 item 4).
+	staticPartition := strings.Replace(acctest.RuntimePartitionConfig("static", "st", "n2-standard-2", 1),
+		"  timeouts", "  storage           = [\"/data\", \"/scratch\"]\n  timeouts", 1) + `
 resource "hypercompute_node_partition" "static_a" {
   cluster           = hypercompute_training_cluster.c.id
   name              = "st-a"
   machine_type      = "n2-standard-4"
   static_node_count = 1
+  storage           = ["/scratch"]
   slurm             = { partition = hypercompute_node_partition.static.name, weight = 5 }
   timeouts          = { create = "5m" }
 }
@@ -236,7 +286,7 @@ resource "hypercompute_node_partition" "a3h" {
 			},
 			{
 				Config: env.Config(runtimeConfig(agentPath, agentSHA) + staticPartition),
-				Check:  resource.ComposeTestCheckFunc(staticReady, tokensCannotDelete),
+				Check:  resource.ComposeTestCheckFunc(staticReady, tokensCannotDelete, storageMounted),
 			},
 			{
 				PreConfig:   busyNode,

@@ -147,6 +147,7 @@ func (r *partitionResource) Schema(ctx context.Context, _ resource.SchemaRequest
 				MarkdownDescription: "Boot image (`projects/{project}/global/images/{name}` or `.../images/family/{family}`). Defaults to the image the catalog pins for the machine type with its driver and NCCL plugin versions. Its architecture must match the machine's (arm64 for A4X).",
 				PlanModifiers:       replace,
 			},
+			"storage": storageAttribute(),
 			"startup_script": schema.StringAttribute{
 				Optional: true,
 				MarkdownDescription: "A script (starting with `#!`) each node runs once per boot after its own bootstrap (mounts, munge, the cluster's scripts) and before it joins Slurm, so a node whose script fails takes no job. " +

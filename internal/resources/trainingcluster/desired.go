@@ -35,6 +35,7 @@ type desired struct {
 	home            homeDesired
 	lustre          *lustreDesired
 	buckets         []clusterconfig.BucketMount
+	storage         []storageDesired
 	controller      clusterconfig.VMShape
 	login           clusterconfig.VMShape
 	loginCount      int
@@ -202,6 +203,7 @@ func toDesired(ctx context.Context, m *model) (*desired, diag.Diagnostics) {
 			})
 		}
 	}
+	s.storage = storageFromModel(ctx, m.Storage, &diags)
 	if c, ok := readObject[controllerModel](ctx, m.Controller, &diags); ok {
 		s.controller = shapeFrom(ctx, c.MachineType, c.Image, c.BootDisk, &diags)
 	}
@@ -308,6 +310,9 @@ func (s *desired) placeholderMounts() clusterconfig.Mounts {
 		if s.lustre.address != "" {
 			m.Lustre.Address, m.Lustre.FSName = s.lustre.address, s.lustre.fsName
 		}
+	}
+	for i, st := range s.storage {
+		m.Extra = append(m.Extra, st.placeholder(i))
 	}
 	return m
 }

@@ -49,6 +49,25 @@ func TestAccTrainingCluster_invalidInput(t *testing.T) {
 			"  buckets = [\n    { bucket = \"ml-data\", mount_path = \"/gcs/data\", profile = \"training\" },\n" +
 			"    { bucket = \"ml-ckpt\", mount_path = \"/gcs/data\", profile = \"checkpointing\" },\n  ]\n",
 			`buckets: mount point /gcs/data is used twice`},
+		{"storage entry with two sources", `  name = "hc"` + "\n" + home + agent +
+			"  storage = [{ mount_path = \"/data\", nfs_source = \"10.0.0.5:/data\", lustre_source = \"10.0.0.6@tcp:/lfs\" }]\n",
+			`(?s)storage\[0\]: set exactly one of filestore.*nfs_source.*lustre_source`},
+		{"storage entry with no source", `  name = "hc"` + "\n" + home + agent + "  storage = [{ mount_path = \"/data\" }]\n",
+			`storage\[0\]: set exactly one of filestore`},
+		{"storage Lustre in another zone", `  name = "hc"` + "\n" + home + agent +
+			"  storage = [{ mount_path = \"/scratch\", lustre = \"projects/hc-acc-test/locations/us-east1-b/instances/scratch\" }]\n",
+			`storage\[0\]\.lustre: Managed Lustre instance .*scratch is in us-east1-b, but the cluster's VMs are in zone us-central1-a`},
+		{"malformed storage NFS source", `  name = "hc"` + "\n" + home + agent + "  storage = [{ mount_path = \"/data\", nfs_source = \"filer:/data\" }]\n",
+			`storage\[0\]\.nfs_source: "filer:/data" is not an NFS source`},
+		{"storage at /home", `  name = "hc"` + "\n" + home + agent + "  storage = [{ mount_path = \"/home\", nfs_source = \"10.0.0.5:/data\" }]\n",
+			`storage\[0\]\.mount_path: mount point /home is used twice`},
+		{"storage inside another", `  name = "hc"` + "\n" + home + agent + "  storage = [\n" +
+			"    { mount_path = \"/data\", nfs_source = \"10.0.0.5:/data\" },\n" +
+			"    { mount_path = \"/data/more\", lustre_source = \"10.0.0.6@tcp:/lfs\" },\n  ]\n",
+			`storage\[1\]\.mount_path: mount point /data/more lies inside /data`},
+		{"bucket at a storage path", `  name = "hc"` + "\n" + home + agent + "  storage = [{ mount_path = \"/data\", nfs_source = \"10.0.0.5:/data\" }]\n" +
+			"  buckets = [{ bucket = \"ml-data\", mount_path = \"/data\", profile = \"training\" }]\n",
+			`buckets: mount point /data is used twice`},
 		{"subnet in another region", `  name = "hc"` + "\n" + home + agent + "  subnet = \"projects/hc-acc-test/regions/us-east1/subnetworks/hc-net-subnet\"\n",
 			`subnet: .* is in region us-east1, but zone us-central1-a is in region us-central1`},
 		{"reserved label", `  name = "hc"` + "\n" + home + agent + "  labels = { hypercompute-role = \"x\" }\n",

@@ -18,6 +18,7 @@ type model struct {
 	Home               types.Object   `tfsdk:"home"`
 	Lustre             types.Object   `tfsdk:"lustre"`
 	Buckets            types.List     `tfsdk:"buckets"`
+	Storage            types.List     `tfsdk:"storage"`
 	Controller         types.Object   `tfsdk:"controller"`
 	Login              types.Object   `tfsdk:"login"`
 	Slurm              types.Object   `tfsdk:"slurm"`

@@ -73,6 +73,7 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	}
 	p.planHome(zoneKnown)
 	p.planLustre(zoneKnown)
+	p.planStorage(ctx, zoneKnown)
 	p.planController(zoneKnown)
 	p.planLogin(zoneKnown)
 	p.planSlurm()
@@ -128,7 +129,7 @@ func (p *planner) checkWholeCluster(ctx context.Context) {
 		h.NFSVersion = types.StringNull()
 		plan.Home, _ = types.ObjectValueFrom(ctx, homeAttrTypes, h)
 	}
-	for _, v := range []attr.Value{plan.Name, plan.Project, plan.Zone, plan.Network, plan.Subnet, plan.Home, plan.Lustre, plan.Buckets, plan.Slurm, plan.Accounting, plan.Monitoring, plan.Login, plan.Agent} {
+	for _, v := range []attr.Value{plan.Name, plan.Project, plan.Zone, plan.Network, plan.Subnet, plan.Home, plan.Lustre, plan.Buckets, plan.Storage, plan.Slurm, plan.Accounting, plan.Monitoring, plan.Login, plan.Agent} {
 		if v.IsUnknown() || !fullyKnown(v) {
 			return
 		}
@@ -139,6 +140,10 @@ func (p *planner) checkWholeCluster(ctx context.Context) {
 		return
 	}
 	m := s.placeholderMounts()
+	p.checkStoragePaths(clusterconfig.Mounts{Home: m.Home, Lustre: m.Lustre}, s.storage)
+	if p.diags.HasError() {
+		return
+	}
 	if err := clusterconfig.ValidateMounts(m); err != nil {
 		attrPath := "buckets"
 		if len(s.buckets) == 0 {
@@ -227,6 +232,7 @@ func (p *planner) replacements(ctx context.Context) path.Paths {
 	add("home", homeChanged(ctx, st.Home, pl.Home, p.diags))
 	add("lustre", differs(st.Lustre, pl.Lustre))
 	add("buckets", differs(st.Buckets, pl.Buckets))
+	add("storage", differs(st.Storage, pl.Storage))
 	return out
 }
 
@@ -302,7 +308,7 @@ func (p *planner) planOutputs(ctx context.Context, replacing bool) {
 	// What nodes take from the cluster: unknown when it changes, so every partition given it
 	// plans the roll of its static nodes.
 	nodeSame := st.Agent.Equal(plan.Agent) && homeSame(ctx, st.Home, plan.Home, p.diags) && st.Lustre.Equal(plan.Lustre) &&
-		st.Buckets.Equal(plan.Buckets) &&
+		st.Buckets.Equal(plan.Buckets) && st.Storage.Equal(plan.Storage) &&
 		roleIdentity(ctx, st, clusterconfig.RoleCompute, p.diags).Equal(roleIdentity(ctx, plan, clusterconfig.RoleCompute, p.diags)) &&
 		st.EnablePublicIPs.Equal(plan.EnablePublicIPs) && st.ShieldedVM.Equal(plan.ShieldedVM)
 	if keep && known(st.NodeConfigHash) && st.NodeConfigHash.ValueString() != "" && nodeSame {

@@ -260,6 +260,7 @@ func flattenCluster(ctx context.Context, m *model, c clusterconfig.Cluster, logi
 		diags.Append(d...)
 	}
 
+	diags.Append(flattenStorage(ctx, m, c.Mounts.Extra)...)
 	// Optional collections read back empty, never null (tfutil/collections.go).
 	if len(c.Mounts.Buckets) == 0 {
 		m.Buckets = tfutil.EmptyList(types.ObjectType{AttrTypes: bucketAttrTypes})

@@ -203,6 +203,7 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 					"cache_dir": schema.StringAttribute{Optional: true, MarkdownDescription: "Enables gcsfuse's file cache in this directory (a local SSD path)."},
 				}},
 			}),
+			"storage": storageAttribute(),
 			"controller": schema.SingleNestedAttribute{
 				Optional: true, Computed: true,
 				MarkdownDescription: "The controller VM (`<name>-controller`): slurmctld, slurmrestd and the agent. Changing its machine type, boot disk or image replaces the cluster.",
