@@ -259,6 +259,22 @@ resource "hypercompute_node_partition" "cal" {
 				Check:     requeued,
 			},
 			{
+				// A node set whose startup script fails: the node never joins Slurm, and the apply fails
+				// with the script's exit status and its last output, read from the node's own report.
+				PreConfig: func() { t.Cleanup(nodepartition.SetNodeErrorsAfterForTest(5 * time.Second)) },
+				Config: config(1, 0, "requeue") + `
+resource "hypercompute_node_partition" "bad" {
+  cluster           = hypercompute_training_cluster.c.id
+  name              = "bad"
+  machine_type      = "n2-standard-2"
+  static_node_count = 1
+  startup_script    = "#!/bin/sh\necho installing the site driver\necho 'E: Unable to locate package site-driver' >&2\nexit 3\n"
+  timeouts          = { create = "4m" }
+}
+`,
+				ExpectError: acctest.ErrorMatching(`(?s)hce-bad-0.*the startup script failed \(exit code 3\).*Unable to locate package site-driver`),
+			},
+			{
 				PreConfig: func() {
 					insertCalendarRequest(t, env, "cal-week", "n2-standard-2", 1, calStart, 7)
 				},
