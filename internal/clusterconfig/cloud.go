@@ -22,6 +22,12 @@ type Cloud struct {
 	Labels     map[string]string `json:"labels,omitempty"`
 	Controller VMShape           `json:"controller"`
 	Login      VMShape           `json:"login"`
+	// LoginZone, LoginLabels, LoginPublicIP and LoginOSLogin are the login VMs' own options; unset
+	// means the cluster's (Zone, Labels, PublicIPs, OSLogin), so a cluster without them keeps its JSON.
+	LoginZone     string            `json:"login_zone,omitempty"`
+	LoginLabels   map[string]string `json:"login_labels,omitempty"`
+	LoginPublicIP *bool             `json:"login_public_ip,omitempty"`
+	LoginOSLogin  *bool             `json:"login_os_login,omitempty"`
 	// HomeFilestore and LustreInstance name the Filestore and Managed Lustre instances the mounts were
 	// resolved from (full resource names); empty when the configuration gave a mount source directly.
 	HomeFilestore  string `json:"home_filestore,omitempty"`

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"maps"
 
+	"cloud.google.com/go/compute/apiv1/computepb"
+
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
@@ -101,36 +103,59 @@ func (a *applier) restoreCluster(ctx context.Context, vm, rejected, previous str
 	return err
 }
 
-// applyLogins converges the login VMs and returns the ones to wait for.
+// applyLogins converges the login VMs and returns the ones to wait for. A VM in another zone than
+// login.zone, or whose public IP differs from login.enable_public_ip, is recreated like one whose
+// shape changed (recreate); labels and metadata (OS Login, the payload) change in place.
 func (a *applier) applyLogins(ctx context.Context, items map[string]string, recreate bool) ([]string, error) {
-	existing, err := a.logins(ctx)
+	all, err := a.allLogins(ctx)
 	if err != nil {
 		return nil, err
 	}
 	labels := a.labels(clusterconfig.RoleLogin)
+	existing := map[int]*computepb.Instance{}
 	var (
 		want []int
-		gone []string
+		gone []*computepb.Instance
 	)
 	for i := range a.d.loginCount {
 		want = append(want, i)
 	}
-	for _, i := range sortedIndexes(existing) {
-		if i >= a.d.loginCount {
-			gone = append(gone, existing[i].GetName())
+	for _, inst := range all {
+		i, _ := loginIndex(a.d.name, inst.GetName())
+		if i >= a.d.loginCount || lastSegment(inst.GetZone()) != a.d.loginZone {
+			// Beyond the count, or left in another zone: deleted (the latter before its
+			// replacement is made, so a login host name never runs twice).
+			gone = append(gone, inst)
+			continue
 		}
+		existing[i] = inst
+	}
+	removeGone := func(keep func(*computepb.Instance) bool) error {
+		var del []*computepb.Instance
+		for _, inst := range gone {
+			if !keep(inst) {
+				del = append(del, inst)
+			}
+		}
+		return tfutil.Parallel(del, func(inst *computepb.Instance) error {
+			return a.removeIn(ctx, lastSegment(inst.GetZone()), inst.GetName())
+		})
+	}
+	// Zone moves first: the wanted index's old VM goes before its new one is made.
+	if err := removeGone(func(inst *computepb.Instance) bool { i, _ := loginIndex(a.d.name, inst.GetName()); return i >= a.d.loginCount }); err != nil {
+		return nil, err
 	}
 	err = tfutil.Parallel(want, func(i int) error {
 		name := a.d.loginName(i)
 		cur := existing[i]
-		if cur != nil && recreate {
+		if cur != nil && (recreate || hasPublicIP(cur) != a.d.loginPublicIP) {
 			if err := a.remove(ctx, name); err != nil {
 				return err
 			}
 			cur = nil
 		}
 		if cur == nil {
-			_, err := a.create(ctx, a.instance(name, clusterconfig.RoleLogin, a.d.login, items))
+			_, err := a.create(ctx, a.loginInstance(name, items))
 			return err
 		}
 		_, err := a.update(ctx, cur, items, maps.Clone(labels))
@@ -139,7 +164,7 @@ func (a *applier) applyLogins(ctx context.Context, items map[string]string, recr
 	if err != nil {
 		return nil, err
 	}
-	if err := tfutil.Parallel(gone, func(name string) error { return a.remove(ctx, name) }); err != nil {
+	if err := removeGone(func(inst *computepb.Instance) bool { i, _ := loginIndex(a.d.name, inst.GetName()); return i < a.d.loginCount }); err != nil {
 		return nil, err
 	}
 	var names []string
@@ -189,15 +214,13 @@ func indexes(n int) []int {
 // destroy deletes the login VMs and then the controller. Filestore and Lustre are never touched:
 // their data outlives the cluster.
 func (a *applier) destroy(ctx context.Context) error {
-	existing, err := a.logins(ctx)
+	all, err := a.allLogins(ctx)
 	if err != nil {
 		return err
 	}
-	var names []string
-	for _, i := range sortedIndexes(existing) {
-		names = append(names, existing[i].GetName())
-	}
-	if err := tfutil.Parallel(names, func(n string) error { return a.remove(ctx, n) }); err != nil {
+	if err := tfutil.Parallel(all, func(inst *computepb.Instance) error {
+		return a.removeIn(ctx, lastSegment(inst.GetZone()), inst.GetName())
+	}); err != nil {
 		return err
 	}
 	ctl, err := a.findVM(ctx, a.d.controllerName())

@@ -22,6 +22,8 @@ import (
 const (
 	labelCluster = "hypercompute-cluster"
 	labelRole    = "hypercompute-role"
+	// productLabelPrefix starts every label the provider sets itself.
+	productLabelPrefix = "hypercompute-"
 )
 
 // desired is the cluster a plan asks for, in the terms of clusterconfig and Compute. It is built
@@ -42,6 +44,12 @@ type desired struct {
 	accounting      *clusterconfig.Accounting
 	monitoring      *clusterconfig.Monitoring
 	loginScript     string
+	// The login VMs' own zone, labels (merged over labels), public IP and OS Login; the plan has
+	// filled each from the cluster's when the configuration left it out.
+	loginZone     string
+	loginLabels   map[string]string
+	loginPublicIP bool
+	loginOSLogin  bool
 	osLogin         bool
 	publicIPs       bool
 	shielded        bool
@@ -81,6 +89,9 @@ func (s *desired) vmLabels(role clusterconfig.Role) map[string]string {
 	out := maps.Clone(s.labels)
 	if out == nil {
 		out = map[string]string{}
+	}
+	if role == clusterconfig.RoleLogin {
+		maps.Copy(out, s.loginLabels)
 	}
 	out[labelCluster] = s.name
 	out[labelRole] = string(role)
@@ -207,6 +218,11 @@ func toDesired(ctx context.Context, m *model) (*desired, diag.Diagnostics) {
 		s.login = shapeFrom(ctx, l.MachineType, l.Image, l.BootDisk, &diags)
 		s.loginScript = l.StartupScript.ValueString()
 		s.loginCount = int(l.Count.ValueInt64())
+		s.loginZone, s.loginPublicIP, s.loginOSLogin = l.Zone.ValueString(), l.EnablePublicIP.ValueBool(), l.OSLogin.ValueBool()
+		s.loginLabels = stringMap(ctx, l.Labels, &diags)
+	}
+	if s.loginZone == "" {
+		s.loginZone = s.zone
 	}
 	if sl, ok := readObject[slurmModel](ctx, m.Slurm, &diags); ok {
 		s.slurm = clusterconfig.SlurmSettings{
@@ -281,6 +297,7 @@ func (s *desired) cluster(mounts clusterconfig.Mounts) clusterconfig.Cluster {
 	if s.lustre != nil {
 		c.Cloud.LustreInstance = s.lustre.instance
 	}
+	s.loginCloud(c.Cloud)
 	return c
 }
 
@@ -298,4 +315,21 @@ func (s *desired) placeholderMounts() clusterconfig.Mounts {
 		}
 	}
 	return m
+}
+
+// loginCloud records the login options that differ from the cluster's, so that import reads them
+// back and a cluster that sets none keeps its config byte for byte.
+func (s *desired) loginCloud(c *clusterconfig.Cloud) {
+	if s.loginZone != s.zone {
+		c.LoginZone = s.loginZone
+	}
+	if len(s.loginLabels) > 0 {
+		c.LoginLabels = maps.Clone(s.loginLabels)
+	}
+	if s.loginPublicIP != s.publicIPs {
+		c.LoginPublicIP = &s.loginPublicIP
+	}
+	if s.loginOSLogin != s.osLogin {
+		c.LoginOSLogin = &s.loginOSLogin
+	}
 }

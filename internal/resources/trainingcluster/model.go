@@ -81,6 +81,11 @@ type loginModel struct {
 	Image       types.String `tfsdk:"image"`
 	// StartupScript runs on each login VM (clusterconfig.Cluster.LoginStartupScript).
 	StartupScript types.String `tfsdk:"startup_script"`
+	// Zone, Labels, EnablePublicIP and OSLogin default to the cluster's (plan_login.go).
+	Zone           types.String `tfsdk:"zone"`
+	Labels         types.Map    `tfsdk:"labels"`
+	EnablePublicIP types.Bool   `tfsdk:"enable_public_ip"`
+	OSLogin        types.Bool   `tfsdk:"os_login"`
 }
 
 type slurmModel struct {
@@ -109,6 +114,7 @@ type agentModel struct {
 type loginNodeModel struct {
 	Name       types.String `tfsdk:"name"`
 	InternalIP types.String `tfsdk:"internal_ip"`
+	Zone       types.String `tfsdk:"zone"`
 }
 
 var (
@@ -127,7 +133,8 @@ var (
 	}
 	loginAttrTypes = map[string]attr.Type{
 		"count": types.Int64Type, "machine_type": types.StringType, "boot_disk": bootDiskType, "image": types.StringType,
-		"startup_script": types.StringType,
+		"startup_script": types.StringType, "zone": types.StringType, "labels": types.MapType{ElemType: types.StringType},
+		"enable_public_ip": types.BoolType, "os_login": types.BoolType,
 	}
 	slurmAttrTypes = map[string]attr.Type{
 		"cluster_name": types.StringType, "scheduler_parameters": types.ListType{ElemType: types.StringType},
@@ -137,6 +144,6 @@ var (
 	}
 	serviceAccountAttrTypes = map[string]attr.Type{"email": types.StringType, "scopes": types.ListType{ElemType: types.StringType}}
 	agentAttrTypes          = map[string]attr.Type{"url": types.StringType, "sha256": types.StringType, "version": types.StringType}
-	loginNodeAttrTypes      = map[string]attr.Type{"name": types.StringType, "internal_ip": types.StringType}
+	loginNodeAttrTypes      = map[string]attr.Type{"name": types.StringType, "internal_ip": types.StringType, "zone": types.StringType}
 	loginNodeType           = types.ObjectType{AttrTypes: loginNodeAttrTypes}
 )

@@ -26,6 +26,9 @@ type planner struct {
 	project  string
 	zone     string
 	region   string
+	// configLogin is the configuration's login block (null when left out), which tells an option
+	// left to the cluster from one set to a value not yet known.
+	configLogin types.Object
 }
 
 func known(v attr.Value) bool { return !v.IsNull() && !v.IsUnknown() }
@@ -54,6 +57,7 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		return
 	}
 	p := &planner{r: r, plan: &plan, state: &state, hasState: hasState, diags: &resp.Diagnostics}
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("login"), &p.configLogin)...)
 	tfutil.DefaultFromProvider(&plan.Project, state.Project, hasState, r.Provider, "project", p.diags)
 	tfutil.DefaultFromProvider(&plan.Zone, state.Zone, hasState, r.Provider, "zone", p.diags)
 	if p.diags.HasError() {
@@ -76,6 +80,7 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	p.planServiceAccount(ctx)
 	p.planAgent()
 	p.planLabels(ctx)
+	p.checkLoginLabels(ctx)
 	if p.diags.HasError() {
 		return
 	}
@@ -269,19 +274,24 @@ func (p *planner) planOutputs(ctx context.Context, replacing bool) {
 			p.diags.Append(st.LoginNodes.ElementsAs(ctx, &priorNodes, false)...)
 			p.diags.Append(st.Login.As(ctx, &priorLogin, tfutil.ObjectOpts)...)
 		}
-		sameShape := priorLogin.MachineType.Equal(l.MachineType) && priorLogin.Image.Equal(l.Image) && priorLogin.BootDisk.Equal(l.BootDisk)
+		// The VMs that stay keep their IPs; a new shape, zone or public IP recreates them.
+		sameShape := priorLogin.MachineType.Equal(l.MachineType) && priorLogin.Image.Equal(l.Image) && priorLogin.BootDisk.Equal(l.BootDisk) &&
+			priorLogin.Zone.Equal(l.Zone) && priorLogin.EnablePublicIP.Equal(l.EnablePublicIP)
 		nodes := make([]loginNodeModel, n)
 		for i := range nodes {
 			name := clusterconfig.LoginName(plan.Name.ValueString(), i)
-			nodes[i] = loginNodeModel{Name: types.StringValue(name), InternalIP: types.StringUnknown()}
+			nodes[i] = loginNodeModel{Name: types.StringValue(name), InternalIP: types.StringUnknown(), Zone: l.Zone}
 			if sameShape && i < len(priorNodes) && priorNodes[i].Name.ValueString() == name {
 				nodes[i].InternalIP = priorNodes[i].InternalIP
 			}
 		}
 		plan.LoginNodes, d = types.ListValueFrom(ctx, loginNodeType, nodes)
 		p.diags.Append(d...)
-		if known(plan.Zone) {
-			plan.SSHCommand = types.StringValue(sshCommand(plan.Name.ValueString(), p.zone, n > 0))
+		switch {
+		case n == 0 && known(plan.Zone):
+			plan.SSHCommand = types.StringValue(sshCommand(clusterconfig.ControllerName(plan.Name.ValueString()), p.zone, true))
+		case n > 0 && known(l.Zone) && known(l.EnablePublicIP):
+			plan.SSHCommand = types.StringValue(sshCommand(clusterconfig.LoginName(plan.Name.ValueString(), 0), l.Zone.ValueString(), !l.EnablePublicIP.ValueBool()))
 		}
 	}
 	// The cluster's own configuration hash changes only with its Slurm settings, accounting and

@@ -41,16 +41,23 @@ func (a *applier) observe(ctx context.Context) (observed, error) {
 		return o, nil
 	}
 	o.ctl = ctl
+	if v, ok := metadataMap(ctl.GetMetadata())[clusterconfig.ClusterKey]; ok {
+		if c, err := clusterconfig.DecodeCluster([]byte(v)); err == nil {
+			o.cluster = &c
+		}
+	}
+	if c := o.cluster; c != nil && c.Cloud != nil && c.Cloud.LoginZone != "" {
+		// An import knows the login zone only from here.
+		a.oldLoginZones = append(a.oldLoginZones, c.Cloud.LoginZone)
+		if a.d.loginZone == "" {
+			a.d.loginZone = c.Cloud.LoginZone
+		}
+	}
 	if o.logins, err = a.logins(ctx); err != nil {
 		return o, err
 	}
 	if o.report, err = a.readReport(ctx, ctl.GetName()); err != nil {
 		return o, fmt.Errorf("reading the guest attributes of VM %s: %w", ctl.GetName(), err)
-	}
-	if v, ok := metadataMap(ctl.GetMetadata())[clusterconfig.ClusterKey]; ok {
-		if c, err := clusterconfig.DecodeCluster([]byte(v)); err == nil {
-			o.cluster = &c
-		}
 	}
 	return o, nil
 }
@@ -102,7 +109,10 @@ func endpoint(ip string) string {
 func loginNodesValue(ctx context.Context, logins map[int]*computepb.Instance) (types.List, diag.Diagnostics) {
 	nodes := []loginNodeModel{}
 	for _, i := range sortedIndexes(logins) {
-		nodes = append(nodes, loginNodeModel{Name: types.StringValue(logins[i].GetName()), InternalIP: types.StringValue(internalIP(logins[i]))})
+		nodes = append(nodes, loginNodeModel{
+			Name: types.StringValue(logins[i].GetName()), InternalIP: types.StringValue(internalIP(logins[i])),
+			Zone: types.StringValue(lastSegment(logins[i].GetZone())),
+		})
 	}
 	return types.ListValueFrom(ctx, loginNodeType, nodes)
 }
@@ -186,7 +196,10 @@ func flatten(ctx context.Context, p *providerdata.Data, m *model, o observed) di
 
 	m.LoginNodes, d = loginNodesValue(ctx, o.logins)
 	diags.Append(d...)
-	m.SSHCommand = types.StringValue(sshCommand(m.Name.ValueString(), m.Zone.ValueString(), len(o.logins) > 0 && o.logins[0] != nil))
+	m.SSHCommand = types.StringValue(sshCommand(ctl.GetName(), m.Zone.ValueString(), true))
+	if l0 := o.logins[0]; l0 != nil {
+		m.SSHCommand = types.StringValue(sshCommand(l0.GetName(), lastSegment(l0.GetZone()), !hasPublicIP(l0)))
+	}
 	m.SlurmrestdEndpoint = types.StringValue(endpoint(internalIP(ctl)))
 	setHashes(ctx, m, o, o.drift(), &diags)
 	return diags
@@ -268,6 +281,17 @@ func flattenCluster(ctx context.Context, m *model, c clusterconfig.Cluster, logi
 		Count: types.Int64Value(int64(logins)), MachineType: types.StringValue(cloud.Login.MachineType),
 		BootDisk: bootDiskValue(cloud.Login), Image: types.StringValue(cloud.Login.Image),
 		StartupScript: stringOrNull(c.LoginStartupScript),
+		Zone:          types.StringValue(cloud.Zone), EnablePublicIP: types.BoolValue(cloud.PublicIPs), OSLogin: types.BoolValue(cloud.OSLogin),
+		Labels: stringMapValue(ctx, cloud.LoginLabels, &diags),
+	}
+	if cloud.LoginZone != "" {
+		lm.Zone = types.StringValue(cloud.LoginZone)
+	}
+	if cloud.LoginPublicIP != nil {
+		lm.EnablePublicIP = types.BoolValue(*cloud.LoginPublicIP)
+	}
+	if cloud.LoginOSLogin != nil {
+		lm.OSLogin = types.BoolValue(*cloud.LoginOSLogin)
 	}
 	m.Login, d = types.ObjectValueFrom(ctx, loginAttrTypes, lm)
 	diags.Append(d...)
@@ -340,12 +364,12 @@ func stringMapValue(ctx context.Context, v map[string]string, diags *diag.Diagno
 	return m
 }
 
-// sshCommand is how a user reaches the cluster: the first login VM, or the controller when the
-// cluster has none, through Identity-Aware Proxy (the VMs have no public IPs by default).
-func sshCommand(cluster, zone string, hasLogin bool) string {
-	vm := clusterconfig.ControllerName(cluster)
-	if hasLogin {
-		vm = clusterconfig.LoginName(cluster, 0)
+// sshCommand is how a user reaches the cluster: the first login VM in its zone, or the controller
+// when the cluster has none, through Identity-Aware Proxy unless the VM has a public IP (the VMs
+// have none by default).
+func sshCommand(vm, zone string, iap bool) string {
+	if !iap {
+		return fmt.Sprintf("gcloud compute ssh %s --zone %s", vm, zone)
 	}
 	return fmt.Sprintf("gcloud compute ssh %s --zone %s --tunnel-through-iap", vm, zone)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -115,6 +116,7 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 		return
 	}
 	a := r.applier(s)
+	a.oldLoginZones = []string{prior.loginZone}
 	recreate := prior.login != s.login
 	res, err := a.apply(ctx, recreate)
 	rctx, rcancel := tfutil.Detached(ctx)
@@ -147,6 +149,7 @@ func (r *clusterResource) Read(ctx context.Context, req resource.ReadRequest, re
 		return
 	}
 	s := &desired{name: state.Name.ValueString(), project: state.Project.ValueString(), zone: state.Zone.ValueString()}
+	s.loginZone = stateLoginZone(ctx, &state)
 	o, err := r.applier(s).observe(ctx)
 	if err != nil {
 		resp.Diagnostics.AddError("Unable to read "+what+" "+s.name, err.Error())
@@ -179,7 +182,19 @@ func (r *clusterResource) Delete(ctx context.Context, req resource.DeleteRequest
 	ctx, cancel := tfutil.Deadline(ctx, state.Timeouts.Delete, defaultDeleteTimeout, &resp.Diagnostics)
 	defer cancel()
 	s := &desired{name: state.Name.ValueString(), project: state.Project.ValueString(), zone: state.Zone.ValueString()}
+	s.loginZone = stateLoginZone(ctx, &state)
 	if err := r.applier(s).destroy(ctx); err != nil {
 		resp.Diagnostics.AddError("Unable to delete "+what+" "+s.name, err.Error())
 	}
+}
+
+// stateLoginZone is the zone a state's login VMs are in: login.zone, or "" (the cluster's zone, or
+// the one the controller's cluster config names) in a state that does not know it: an import, or
+// one written before login VMs had a zone of their own.
+func stateLoginZone(ctx context.Context, m *model) string {
+	var diags diag.Diagnostics
+	if l, ok := readObject[loginModel](ctx, m.Login, &diags); ok && known(l.Zone) {
+		return l.Zone.ValueString()
+	}
+	return ""
 }

@@ -86,6 +86,9 @@ func loginDefault() types.Object {
 	return types.ObjectValueMust(loginAttrTypes, map[string]attr.Value{
 		"count": types.Int64Value(defaultLoginCount), "machine_type": types.StringValue(defaultLoginMachine),
 		"boot_disk": bootDiskDefault(), "image": types.StringValue(defaultImage), "startup_script": types.StringNull(),
+		// Filled from the cluster's zone, public IPs and OS Login at plan (plan_login.go).
+		"zone": types.StringUnknown(), "labels": tfutil.EmptyMap(types.StringType),
+		"enable_public_ip": types.BoolUnknown(), "os_login": types.BoolUnknown(),
 	})
 }
 
@@ -237,6 +240,27 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 							"Its output is in the serial console (lines starting `startup-script:`); a failure fails the apply with its exit code and last output. A change runs the new script on the running VMs.",
 						Validators: []validator.String{tfutil.StringCheck{Desc: "a script starting with #!", Check: clusterconfig.ValidateStartupScript}},
 					},
+					"zone": schema.StringAttribute{
+						Optional: true, Computed: true,
+						MarkdownDescription: "Zone of the login VMs, a zone of the cluster's region (they use the cluster's regional subnet). Default: the cluster's `zone`. " +
+							"A change recreates the login VMs in the new zone one by one; the controller is untouched.",
+						Validators: []validator.String{tfutil.StringCheck{Desc: "a known zone", Check: catalog.ValidateZone}},
+					},
+					"labels": tfutil.OptionalMap(schema.MapAttribute{
+						ElementType: types.StringType,
+						MarkdownDescription: "Labels of the login VMs only, merged over the cluster's `labels` (a key set here wins). " +
+							"A change is applied in place (`setLabels`).",
+						Validators: []validator.Map{tfutil.LabelsValidator(), loginLabelsValidator{}},
+					}),
+					"enable_public_ip": schema.BoolAttribute{
+						Optional: true, Computed: true,
+						MarkdownDescription: "Give the login VMs an external IP (users then reach them without IAP). Default: the cluster's `enable_public_ips`; " +
+							"the common case is `true` here with the cluster's `false`, so that only login VMs face the internet. A change recreates the login VMs one by one.",
+					},
+					"os_login": schema.BoolAttribute{
+						Optional: true, Computed: true,
+						MarkdownDescription: "OS Login (IAM) on the login VMs. Default: the cluster's `os_login`. A change is applied in place (the VMs' `enable-oslogin` metadata).",
+					},
 				},
 			},
 			"slurm": schema.SingleNestedAttribute{
@@ -344,11 +368,12 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"name":        computedString("VM name and host name."),
 					"internal_ip": computedString("Internal IP."),
+					"zone":        computedString("Zone of the VM (`login.zone`)."),
 				}},
 			},
 			"ssh_command": schema.StringAttribute{
 				Computed:            true,
-				MarkdownDescription: "`gcloud compute ssh` through IAP to the first login VM (the controller when there is none).",
+				MarkdownDescription: "`gcloud compute ssh` to the first login VM in its zone (the controller when there is none), through IAP unless the login VMs have public IPs.",
 			},
 			"slurmrestd_endpoint": schema.StringAttribute{
 				Computed:            true,

@@ -1,7 +1,9 @@
 package trainingcluster
 
 import (
+	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -31,4 +33,31 @@ func subnetValidator() validator.String {
 		_, _, _, err := parseSubnet(s)
 		return err
 	}}
+}
+
+// loginLabelsValidator refuses the product's own label keys in login.labels: the cluster and role
+// labels are how partitions, the agent and this resource find the VMs, and the creation marker is
+// the provider's (tfutil/label_ownership.go).
+type loginLabelsValidator struct{}
+
+func (loginLabelsValidator) Description(context.Context) string {
+	return "no label key starting with " + productLabelPrefix
+}
+func (v loginLabelsValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (loginLabelsValidator) ValidateMap(_ context.Context, req validator.MapRequest, resp *validator.MapResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	var keys []string
+	for k := range req.ConfigValue.Elements() {
+		if strings.HasPrefix(k, productLabelPrefix) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		tfutil.AddInvalid(&resp.Diagnostics, req.Path, fmt.Sprintf("label %q: keys starting with %q are the provider's own (%s, %s, %s) and cannot be set",
+			k, productLabelPrefix, labelCluster, labelRole, tfutil.CreateMarkerLabel))
+	}
 }

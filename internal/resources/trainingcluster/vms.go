@@ -27,6 +27,8 @@ type applier struct {
 	// creating: this apply is a create, which may only finish its own unfinished create
 	// (ownership.go).
 	creating bool
+	// oldLoginZones are zones login VMs may still be in (the prior state's login.zone).
+	oldLoginZones []string
 }
 
 func (a *applier) wait(ctx context.Context, op *compute.Operation, err error) error {
@@ -35,7 +37,11 @@ func (a *applier) wait(ctx context.Context, op *compute.Operation, err error) er
 
 // metadata renders the payload of a VM (clusterconfig.VMMetadata).
 func (a *applier) metadata(cluster clusterconfig.Cluster, role clusterconfig.Role) (map[string]string, error) {
-	return clusterconfig.VMMetadata(cluster, role, nil, a.d.osLogin)
+	osLogin := a.d.osLogin
+	if role == clusterconfig.RoleLogin {
+		osLogin = a.d.loginOSLogin
+	}
+	return clusterconfig.VMMetadata(cluster, role, nil, osLogin)
 }
 
 // instance is the Compute instance of one of the cluster's VMs.
@@ -73,10 +79,30 @@ func (a *applier) instance(name string, role clusterconfig.Role, shape clusterco
 	return inst
 }
 
+// loginInstance is a login VM: the cluster's VM shape in the login zone, with the login VMs' own
+// public IP (labels come from vmLabels). The rest is instance()'s, so both roles stay alike.
+func (a *applier) loginInstance(name string, items map[string]string) *computepb.Instance {
+	s := a.d
+	inst := a.instance(name, clusterconfig.RoleLogin, s.login, items)
+	inst.MachineType = proto.String(fmt.Sprintf("zones/%s/machineTypes/%s", s.loginZone, s.login.MachineType))
+	inst.Disks[0].InitializeParams.DiskType = proto.String(fmt.Sprintf("zones/%s/diskTypes/%s", s.loginZone, s.login.DiskType))
+	inst.NetworkInterfaces[0].AccessConfigs = nil
+	if s.loginPublicIP {
+		inst.NetworkInterfaces[0].AccessConfigs = []*computepb.AccessConfig{{Name: proto.String("External NAT"), Type: proto.String("ONE_TO_ONE_NAT")}}
+	}
+	return inst
+}
+
+// hasPublicIP reports whether a VM has an external IP (an access config).
+func hasPublicIP(inst *computepb.Instance) bool {
+	nics := inst.GetNetworkInterfaces()
+	return len(nics) > 0 && len(nics[0].GetAccessConfigs()) > 0
+}
+
 func metadataMap(md *computepb.Metadata) map[string]string { return tfutil.MetadataMap(md) }
 
 func (a *applier) vm(name string) tfutil.VM {
-	return tfutil.VM{Project: a.d.project, Zone: a.d.zone, Name: name}
+	return tfutil.VM{Project: a.d.project, Zone: a.zoneOf(name), Name: name}
 }
 
 // owned reports whether a VM is one of this cluster's: an existing VM of the same name that is not
@@ -87,7 +113,7 @@ func (a *applier) owned(inst *computepb.Instance) bool {
 
 func (a *applier) notOurs(inst *computepb.Instance) error {
 	return fmt.Errorf("a VM named %s already exists in %s and does not belong to cluster %s (its label %s is %q); delete or rename it, or choose another cluster name",
-		inst.GetName(), a.d.zone, a.d.name, labelCluster, inst.GetLabels()[labelCluster])
+		inst.GetName(), a.zoneOf(inst.GetName()), a.d.name, labelCluster, inst.GetLabels()[labelCluster])
 }
 
 // create inserts a VM with a requestId, so a transport retry never creates it twice. A VM that
@@ -96,7 +122,7 @@ func (a *applier) notOurs(inst *computepb.Instance) error {
 // the creation marker (ownership.go).
 func (a *applier) create(ctx context.Context, inst *computepb.Instance) (*computepb.Instance, error) {
 	op, err := a.c.Instances.Insert(ctx, &computepb.InsertInstanceRequest{
-		Project: a.d.project, Zone: a.d.zone, InstanceResource: inst, RequestId: gcp.NewRequestIDPtr(),
+		Project: a.d.project, Zone: a.zoneOf(inst.GetName()), InstanceResource: inst, RequestId: gcp.NewRequestIDPtr(),
 	})
 	err = a.wait(ctx, op, err)
 	if err != nil && !gcp.IsAlreadyExists(err) {
@@ -147,7 +173,7 @@ func (a *applier) setLabels(ctx context.Context, vm string, labels map[string]st
 			return fmt.Errorf("reading VM %s: %w", vm, err)
 		}
 		op, err := a.c.Instances.SetLabels(ctx, &computepb.SetLabelsInstanceRequest{
-			Project: a.d.project, Zone: a.d.zone, Instance: vm, RequestId: gcp.NewRequestIDPtr(),
+			Project: a.d.project, Zone: a.zoneOf(vm), Instance: vm, RequestId: gcp.NewRequestIDPtr(),
 			InstancesSetLabelsRequestResource: &computepb.InstancesSetLabelsRequest{LabelFingerprint: cur.LabelFingerprint, Labels: labels},
 		})
 		err = a.wait(ctx, op, err)
@@ -160,35 +186,80 @@ func (a *applier) setLabels(ctx context.Context, vm string, labels map[string]st
 	}
 }
 
-// remove deletes a VM of the cluster; one already gone is fine.
+// remove deletes a VM of the cluster in its zone; one already gone is fine.
 func (a *applier) remove(ctx context.Context, vm string) error {
-	op, err := a.c.Instances.Delete(ctx, &computepb.DeleteInstanceRequest{Project: a.d.project, Zone: a.d.zone, Instance: vm, RequestId: gcp.NewRequestIDPtr()})
+	return a.removeIn(ctx, a.zoneOf(vm), vm)
+}
+
+// removeIn deletes a VM in a given zone: a login VM found in a zone it is no longer wanted in.
+func (a *applier) removeIn(ctx context.Context, zone, vm string) error {
+	op, err := a.c.Instances.Delete(ctx, &computepb.DeleteInstanceRequest{Project: a.d.project, Zone: zone, Instance: vm, RequestId: gcp.NewRequestIDPtr()})
 	if err = gcp.IgnoreNotFound(a.wait(ctx, op, err)); err != nil {
-		return fmt.Errorf("deleting VM %s: %w", vm, err)
+		return fmt.Errorf("deleting VM %s in %s: %w", vm, zone, err)
 	}
 	return nil
 }
 
-// logins lists the cluster's login VMs by index. VMs named like login VMs but beyond
-// MaxLoginNodes, or without the cluster's label, are not the cluster's.
+// zoneOf is the zone a VM of the cluster is wanted in: login VMs have their own.
+func (a *applier) zoneOf(vm string) string {
+	if _, ok := loginIndex(a.d.name, vm); ok && a.d.loginZone != "" {
+		return a.d.loginZone
+	}
+	return a.d.zone
+}
+
+// loginZones are the zones login VMs are looked for in: the cluster's, the wanted login zone and
+// the ones an earlier apply may have left them in (the prior state's).
+func (a *applier) loginZones() []string {
+	zones := []string{a.d.zone}
+	for _, z := range append([]string{a.d.loginZone}, a.oldLoginZones...) {
+		if z != "" && !slices.Contains(zones, z) {
+			zones = append(zones, z)
+		}
+	}
+	return zones
+}
+
+// logins lists the cluster's login VMs by index, in the wanted login zone. VMs named like login
+// VMs but beyond MaxLoginNodes, or without the cluster's label, are not the cluster's.
 func (a *applier) logins(ctx context.Context) (map[int]*computepb.Instance, error) {
-	it := a.c.Instances.List(ctx, &computepb.ListInstancesRequest{
-		Project: a.d.project, Zone: a.d.zone,
-		Filter: proto.String(fmt.Sprintf("(labels.%s = %q) AND (labels.%s = %q)", labelCluster, a.d.name, labelRole, clusterconfig.RoleLogin)),
-	})
+	all, err := a.allLogins(ctx)
+	if err != nil {
+		return nil, err
+	}
 	out := map[int]*computepb.Instance{}
-	for {
-		inst, err := it.Next()
-		if errors.Is(err, iterator.Done) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("listing the login VMs of cluster %s: %w", a.d.name, gcp.Classify(err))
-		}
-		if i, ok := loginIndex(a.d.name, inst.GetName()); ok && a.owned(inst) {
+	for _, inst := range all {
+		i, _ := loginIndex(a.d.name, inst.GetName())
+		if cur, dup := out[i]; !dup || lastSegment(cur.GetZone()) != a.zoneOf(cur.GetName()) {
 			out[i] = inst
 		}
 	}
+	return out, nil
+}
+
+// allLogins lists every login VM of the cluster in every zone of loginZones, the same index
+// possibly twice (a zone move an apply did not finish).
+func (a *applier) allLogins(ctx context.Context) ([]*computepb.Instance, error) {
+	var out []*computepb.Instance
+	for _, zone := range a.loginZones() {
+		it := a.c.Instances.List(ctx, &computepb.ListInstancesRequest{
+			Project: a.d.project, Zone: zone,
+			Filter: proto.String(fmt.Sprintf("(labels.%s = %q) AND (labels.%s = %q)", labelCluster, a.d.name, labelRole, clusterconfig.RoleLogin)),
+		})
+		for {
+			inst, err := it.Next()
+			if errors.Is(err, iterator.Done) {
+				break
+			}
+			if err != nil {
+				return nil, fmt.Errorf("listing the login VMs of cluster %s in %s: %w", a.d.name, zone, gcp.Classify(err))
+			}
+			if _, ok := loginIndex(a.d.name, inst.GetName()); ok && a.owned(inst) {
+				out = append(out, inst)
+			}
+		}
+	}
+	return out, nil
 }
 
 func loginIndex(cluster, vm string) (int, bool) {
