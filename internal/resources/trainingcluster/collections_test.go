@@ -7,8 +7,8 @@ import (
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/trainingcluster"
 )
 
-// buckets = [], slurm.scheduler_parameters = [], slurm.extra = {}, accounting.qos = [] and
-// labels = {} (modules/training-cluster passes most of them), and all of them unset, plan nothing
+// buckets = [], slurm.scheduler_parameters = [], slurm.extra = {}, accounting.qos = [],
+// monitoring.notification_channels = [], login.labels = {} and labels = {} (modules/training-cluster passes most of them), and all of them unset, plan nothing
 // after apply, refresh and import (issue 19).
 func TestAccTrainingCluster_collectionsRoundTrip(t *testing.T) {
 	env := acctest.New(t)
@@ -24,6 +24,7 @@ func TestAccTrainingCluster_collectionsRoundTrip(t *testing.T) {
 			// Set objects, so their collections are injected.
 			"slurm":           map[string]any{"suspend_time": 600},
 			"accounting":      map[string]any{"fair_share": true},
+			"monitoring":      map[string]any{"prometheus": false},
 			"service_account": map[string]any{"email": "default"},
 		},
 		Unprotect: map[string]any{"deletion_protection": false},
