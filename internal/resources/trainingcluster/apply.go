@@ -142,7 +142,10 @@ func (a *applier) applyLogins(ctx context.Context, items map[string]string, recr
 		})
 	}
 	// Zone moves first: the wanted index's old VM goes before its new one is made.
-	if err := removeGone(func(inst *computepb.Instance) bool { i, _ := loginIndex(a.d.name, inst.GetName()); return i >= a.d.loginCount }); err != nil {
+	if err := removeGone(func(inst *computepb.Instance) bool {
+		i, _ := loginIndex(a.d.name, inst.GetName())
+		return i >= a.d.loginCount
+	}); err != nil {
 		return nil, err
 	}
 	err = tfutil.Parallel(want, func(i int) error {
@@ -164,7 +167,10 @@ func (a *applier) applyLogins(ctx context.Context, items map[string]string, recr
 	if err != nil {
 		return nil, err
 	}
-	if err := removeGone(func(inst *computepb.Instance) bool { i, _ := loginIndex(a.d.name, inst.GetName()); return i < a.d.loginCount }); err != nil {
+	if err := removeGone(func(inst *computepb.Instance) bool {
+		i, _ := loginIndex(a.d.name, inst.GetName())
+		return i < a.d.loginCount
+	}); err != nil {
 		return nil, err
 	}
 	var names []string

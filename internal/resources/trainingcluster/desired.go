@@ -46,15 +46,15 @@ type desired struct {
 	loginScript     string
 	// The login VMs' own zone, labels (merged over labels), public IP and OS Login; the plan has
 	// filled each from the cluster's when the configuration left it out.
-	loginZone     string
-	loginLabels   map[string]string
-	loginPublicIP bool
-	loginOSLogin  bool
-	osLogin         bool
-	publicIPs       bool
-	shielded        bool
-	serviceAccount  string
-	scopes          []string
+	loginZone      string
+	loginLabels    map[string]string
+	loginPublicIP  bool
+	loginOSLogin   bool
+	osLogin        bool
+	publicIPs      bool
+	shielded       bool
+	serviceAccount string
+	scopes         []string
 	// labels are the user's labels merged with the provider's default_labels; the product's own
 	// labels are added per VM.
 	labels map[string]string

@@ -55,4 +55,3 @@ func (p *planner) planController(zoneKnown bool) {
 	plan.Controller, d = types.ObjectValueFrom(context.Background(), controllerAttrTypes, c)
 	p.diags.Append(d...)
 }
-

@@ -43,7 +43,9 @@ type loginLabelsValidator struct{}
 func (loginLabelsValidator) Description(context.Context) string {
 	return "no label key starting with " + productLabelPrefix
 }
-func (v loginLabelsValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+func (v loginLabelsValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
 
 func (loginLabelsValidator) ValidateMap(_ context.Context, req validator.MapRequest, resp *validator.MapResponse) {
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
