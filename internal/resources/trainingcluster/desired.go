@@ -44,21 +44,22 @@ type desired struct {
 	accounting      *clusterconfig.Accounting
 	monitoring      *clusterconfig.Monitoring
 	loginScript     string
-	// The login VMs' own zone, labels (merged over labels), public IP and OS Login; the plan has
-	// filled each from the cluster's when the configuration left it out.
-	loginZone      string
-	loginLabels    map[string]string
-	loginPublicIP  bool
-	loginOSLogin   bool
-	osLogin        bool
-	publicIPs      bool
-	shielded       bool
-	serviceAccount string
-	scopes         []string
+	osLogin         bool
+	publicIPs       bool
+	shielded        bool
+	serviceAccount  string
+	scopes          []string
 	// labels are the user's labels merged with the provider's default_labels; the product's own
 	// labels are added per VM.
 	labels map[string]string
 	agent  clusterconfig.AgentRef
+
+	// The login VMs' own zone, labels (merged over labels), public IP and OS Login; the plan has
+	// filled each from the cluster's when the configuration left it out.
+	loginZone     string
+	loginLabels   map[string]string
+	loginPublicIP bool
+	loginOSLogin  bool
 }
 
 type homeDesired struct {
