@@ -44,9 +44,14 @@ resource "hypercompute_training_cluster" "ml" {
     machine_type = "n2-standard-8"
   }
 
+  # Login VMs may differ from the cluster: here they alone have public IPs (the controller stays
+  # behind Cloud NAT and IAP), run in another zone of the region and carry a label of their own.
   login = {
-    count        = 2
-    machine_type = "n2-standard-4"
+    count            = 2
+    machine_type     = "n2-standard-4"
+    zone             = "us-central1-b"
+    enable_public_ip = true
+    labels           = { access = "users" }
   }
 
   # Changed in place: the controller's agent checks the new slurm.conf with slurmctld first, and

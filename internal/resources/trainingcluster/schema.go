@@ -227,7 +227,7 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 					},
 					"machine_type": schema.StringAttribute{
 						Optional: true, Computed: true, Default: stringdefault.StaticString(defaultLoginMachine),
-						MarkdownDescription: "Machine type, offered in the zone. Default `" + defaultLoginMachine + "`.",
+						MarkdownDescription: "Machine type, offered in the login VMs' zone. Default `" + defaultLoginMachine + "`.",
 					},
 					"boot_disk": bootDiskAttribute(false),
 					"image": schema.StringAttribute{
@@ -313,7 +313,7 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"monitoring": monitoringAttribute(),
 			"os_login": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
-				MarkdownDescription: "Manage SSH access with OS Login (IAM) instead of metadata SSH keys. Default true; project-wide SSH keys are blocked either way.",
+				MarkdownDescription: "Manage SSH access with OS Login (IAM) instead of metadata SSH keys, on the controller and (unless `login.os_login` says otherwise) the login VMs. Default true; project-wide SSH keys are blocked either way.",
 			},
 			"service_account": schema.SingleNestedAttribute{
 				Optional: true, Computed: true,
@@ -331,7 +331,7 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			},
 			"enable_public_ips": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
-				MarkdownDescription: "Give the VMs external IPs. Default false: VMs reach the internet through the network's Cloud NAT and users connect through IAP. Changing it replaces the cluster.",
+				MarkdownDescription: "Give the controller and (unless `login.enable_public_ip` says otherwise) the login VMs external IPs. Default false: VMs reach the internet through the network's Cloud NAT and users connect through IAP. Changing it replaces the cluster.",
 			},
 			"shielded_vm": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
