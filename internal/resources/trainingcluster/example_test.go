@@ -39,7 +39,10 @@ func TestAccTrainingCluster_example(t *testing.T) {
 				plancheck.ExpectKnownValue(ml, tfjsonpath.New("service_account").AtMapKey("scopes").AtSliceIndex(1),
 					knownvalue.StringExact("https://www.googleapis.com/auth/devstorage.read_only")),
 				plancheck.ExpectKnownValue(ml, tfjsonpath.New("login_nodes").AtSliceIndex(1).AtMapKey("name"), knownvalue.StringExact("ml-dev-login-1")),
-				plancheck.ExpectKnownValue(ml, tfjsonpath.New("ssh_command"), knownvalue.StringExact("gcloud compute ssh ml-dev-login-0 --zone us-central1-a --tunnel-through-iap")),
+				plancheck.ExpectKnownValue(ml, tfjsonpath.New("login_nodes").AtSliceIndex(1).AtMapKey("zone"), knownvalue.StringExact("us-central1-b")),
+				// The login VMs' own zone and public IPs: no IAP tunnel.
+				plancheck.ExpectKnownValue(ml, tfjsonpath.New("ssh_command"), knownvalue.StringExact("gcloud compute ssh ml-dev-login-0 --zone us-central1-b")),
+				plancheck.ExpectKnownValue(ml, tfjsonpath.New("login").AtMapKey("os_login"), knownvalue.Bool(true)),
 			}},
 		}},
 	})
