@@ -104,8 +104,8 @@ func (a *applier) restoreCluster(ctx context.Context, vm, rejected, previous str
 }
 
 // applyLogins converges the login VMs and returns the ones to wait for. A VM in another zone than
-// login.zone, or whose public IP differs from login.enable_public_ip, is recreated like one whose
-// shape changed (recreate); labels and metadata (OS Login, the payload) change in place.
+// login.zone is recreated there like one whose shape changed (recreate); the public IP, labels and
+// metadata (OS Login, the payload) change in place.
 func (a *applier) applyLogins(ctx context.Context, items map[string]string, recreate bool) ([]string, error) {
 	all, err := a.allLogins(ctx)
 	if err != nil {
@@ -151,7 +151,7 @@ func (a *applier) applyLogins(ctx context.Context, items map[string]string, recr
 	err = tfutil.Parallel(want, func(i int) error {
 		name := a.d.loginName(i)
 		cur := existing[i]
-		if cur != nil && (recreate || hasPublicIP(cur) != a.d.loginPublicIP) {
+		if cur != nil && recreate {
 			if err := a.remove(ctx, name); err != nil {
 				return err
 			}
@@ -160,6 +160,11 @@ func (a *applier) applyLogins(ctx context.Context, items map[string]string, recr
 		if cur == nil {
 			_, err := a.create(ctx, a.loginInstance(name, items))
 			return err
+		}
+		if hasPublicIP(cur) != a.d.loginPublicIP {
+			if err := a.setPublicIP(ctx, cur, a.d.loginPublicIP); err != nil {
+				return err
+			}
 		}
 		_, err := a.update(ctx, cur, items, maps.Clone(labels))
 		return err

@@ -151,7 +151,7 @@ func TestAccTrainingCluster_loginOptions(t *testing.T) {
 				),
 			},
 			{
-				// No public IP: the login VM is recreated without one.
+				// No public IP: taken away in place, the same login VM.
 				Config: cluster(`    zone   = "us-central1-b"
     labels = { pool = "gpu" }
 `),
@@ -160,13 +160,26 @@ func TestAccTrainingCluster_loginOptions(t *testing.T) {
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("ssh_command"), knownvalue.StringExact("gcloud compute ssh hcl-login-0 --zone us-central1-b --tunnel-through-iap")),
 				},
 				Check: resource.ComposeAggregateTestCheckFunc(
-					sameLoginID(env, "us-central1-b", &loginID, false),
+					sameLoginID(env, "us-central1-b", &loginID, true),
 					checkLogin(env, "hcl-login-0", "us-central1-b", false, map[string]string{"team": "ml", "pool": "gpu"}, "TRUE", &loginID),
 					sameID(env, "hcl-controller", &ctlID, true),
 				),
 			},
 			{
-				// Back to the cluster's zone, two VMs: the old one goes from us-central1-b.
+				// And back: added in place.
+				Config: cluster(`    zone             = "us-central1-b"
+    labels           = { pool = "gpu" }
+    enable_public_ip = true
+`),
+				ConfigPlanChecks: update,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					sameLoginID(env, "us-central1-b", &loginID, true),
+					checkLogin(env, "hcl-login-0", "us-central1-b", true, map[string]string{"team": "ml", "pool": "gpu"}, "TRUE", &loginID),
+				),
+			},
+			{
+				// Back to the cluster's zone (and its public IPs: none), two VMs: the old one goes
+				// from us-central1-b, a new one is made in us-central1-a.
 				Config: cluster(`    count  = 2
     labels = { pool = "gpu" }
 `),
@@ -176,6 +189,7 @@ func TestAccTrainingCluster_loginOptions(t *testing.T) {
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("login").AtMapKey("zone"), knownvalue.StringExact("us-central1-a")),
 				},
 				Check: resource.ComposeAggregateTestCheckFunc(
+					sameLoginID(env, "us-central1-a", &loginID, false),
 					checkLogin(env, "hcl-login-0", "us-central1-a", false, map[string]string{"team": "ml", "pool": "gpu"}, "TRUE", &loginID),
 					checkLogin(env, "hcl-login-1", "us-central1-a", false, map[string]string{"team": "ml", "pool": "gpu"}, "TRUE", &loginID),
 					checkVMs(env, "hcl-controller", "hcl-login-0", "hcl-login-1"),

@@ -274,9 +274,9 @@ func (p *planner) planOutputs(ctx context.Context, replacing bool) {
 			p.diags.Append(st.LoginNodes.ElementsAs(ctx, &priorNodes, false)...)
 			p.diags.Append(st.Login.As(ctx, &priorLogin, tfutil.ObjectOpts)...)
 		}
-		// The VMs that stay keep their IPs; a new shape, zone or public IP recreates them.
+		// The VMs that stay keep their IPs; a new shape or zone recreates them.
 		sameShape := priorLogin.MachineType.Equal(l.MachineType) && priorLogin.Image.Equal(l.Image) && priorLogin.BootDisk.Equal(l.BootDisk) &&
-			priorLogin.Zone.Equal(l.Zone) && priorLogin.EnablePublicIP.Equal(l.EnablePublicIP)
+			priorLogin.Zone.Equal(l.Zone)
 		nodes := make([]loginNodeModel, n)
 		for i := range nodes {
 			name := clusterconfig.LoginName(plan.Name.ValueString(), i)

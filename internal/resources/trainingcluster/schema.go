@@ -255,7 +255,7 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 					"enable_public_ip": schema.BoolAttribute{
 						Optional: true, Computed: true,
 						MarkdownDescription: "Give the login VMs an external IP (users then reach them without IAP). Default: the cluster's `enable_public_ips`; " +
-							"the common case is `true` here with the cluster's `false`, so that only login VMs face the internet. A change recreates the login VMs one by one.",
+							"the common case is `true` here with the cluster's `false`, so that only login VMs face the internet. A change is applied in place (an access config added or removed).",
 					},
 					"os_login": schema.BoolAttribute{
 						Optional: true, Computed: true,

@@ -93,6 +93,32 @@ func (a *applier) loginInstance(name string, items map[string]string) *computepb
 	return inst
 }
 
+// setPublicIP gives a login VM an external IP or takes it away, in place (add/deleteAccessConfig on
+// its one network interface).
+func (a *applier) setPublicIP(ctx context.Context, inst *computepb.Instance, want bool) error {
+	name, nic := inst.GetName(), inst.GetNetworkInterfaces()[0]
+	if want {
+		op, err := a.c.Instances.AddAccessConfig(ctx, &computepb.AddAccessConfigInstanceRequest{
+			Project: a.d.project, Zone: a.zoneOf(name), Instance: name, NetworkInterface: nic.GetName(), RequestId: gcp.NewRequestIDPtr(),
+			AccessConfigResource: &computepb.AccessConfig{Name: proto.String("External NAT"), Type: proto.String("ONE_TO_ONE_NAT")},
+		})
+		if err := a.wait(ctx, op, err); err != nil {
+			return fmt.Errorf("adding a public IP to VM %s: %w", name, err)
+		}
+		return nil
+	}
+	for _, ac := range nic.GetAccessConfigs() {
+		op, err := a.c.Instances.DeleteAccessConfig(ctx, &computepb.DeleteAccessConfigInstanceRequest{
+			Project: a.d.project, Zone: a.zoneOf(name), Instance: name, NetworkInterface: nic.GetName(), AccessConfig: ac.GetName(),
+			RequestId: gcp.NewRequestIDPtr(),
+		})
+		if err := a.wait(ctx, op, err); err != nil {
+			return fmt.Errorf("removing the public IP of VM %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
 // hasPublicIP reports whether a VM has an external IP (an access config).
 func hasPublicIP(inst *computepb.Instance) bool {
 	nics := inst.GetNetworkInterfaces()
