@@ -26,6 +26,16 @@ run "rejects_bad_name" {
   expect_failures = [var.name]
 }
 
+run "rejects_bad_login_zone" {
+  command = plan
+
+  variables {
+    login = { zone = "us-central1" }
+  }
+
+  expect_failures = [var.login]
+}
+
 run "rejects_zone_outside_region" {
   command = plan
 
@@ -87,7 +97,7 @@ run "plans_reference_architecture" {
   variables {
     network = { gpu_stack = "tcpxo" }
     lustre  = { capacity_gib = 18000 }
-    login   = { count = 2 }
+    login   = { count = 2, zone = "us-central1-b", enable_public_ip = true, labels = { access = "users" } }
     partitions = {
       debug = { machine_type = "n2-standard-4", static_node_count = 1, default = true }
       a3mega = {
@@ -117,8 +127,13 @@ run "plans_reference_architecture" {
   }
 
   assert {
-    condition     = hypercompute_training_cluster.this.login.count == 2
-    error_message = "The login count must reach the cluster."
+    condition     = hypercompute_training_cluster.this.login.count == 2 && hypercompute_training_cluster.this.login.zone == "us-central1-b" && hypercompute_training_cluster.this.login.enable_public_ip && hypercompute_training_cluster.this.login.labels["access"] == "users"
+    error_message = "The login count, zone, public IP and labels must reach the cluster."
+  }
+
+  assert {
+    condition     = hypercompute_training_cluster.this.login.os_login && output.ssh_command == "gcloud compute ssh mt-cluster-login-0 --zone us-central1-b"
+    error_message = "Login OS Login must default to the cluster's, and ssh_command must reach the first login VM in its zone without IAP."
   }
 
   assert {
