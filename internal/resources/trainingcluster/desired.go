@@ -60,6 +60,8 @@ type desired struct {
 	loginLabels   map[string]string
 	loginPublicIP bool
 	loginOSLogin  bool
+	// pools are login_pools (login_groups.go).
+	pools []loginGroup
 }
 
 type homeDesired struct {
@@ -225,6 +227,7 @@ func toDesired(ctx context.Context, m *model) (*desired, diag.Diagnostics) {
 	if s.loginZone == "" {
 		s.loginZone = s.zone
 	}
+	s.pools = poolsDesired(ctx, m, s.zone, &diags)
 	if sl, ok := readObject[slurmModel](ctx, m.Slurm, &diags); ok {
 		s.slurm = clusterconfig.SlurmSettings{
 			SchedulerParameters: stringList(ctx, sl.SchedulerParameters, &diags),
@@ -327,6 +330,7 @@ func (s *desired) loginCloud(c *clusterconfig.Cloud) {
 	if len(s.loginLabels) > 0 {
 		c.LoginLabels = maps.Clone(s.loginLabels)
 	}
+	c.LoginPools = s.loginPools()
 	if s.loginPublicIP != s.publicIPs {
 		c.LoginPublicIP = &s.loginPublicIP
 	}

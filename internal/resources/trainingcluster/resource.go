@@ -55,7 +55,7 @@ func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest
 	}
 	a := r.applier(s)
 	a.creating = true
-	res, err := a.apply(ctx, false)
+	res, err := a.apply(ctx, nil)
 	if tfutil.IsNotOurs(err) {
 		// Another state's cluster, refused before anything was changed: nothing of it is recorded,
 		// so this state's destroy never touches it.
@@ -116,8 +116,13 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 		return
 	}
 	a := r.applier(s)
-	a.oldLoginZones = []string{prior.loginZone}
-	recreate := prior.login != s.login
+	recreate := map[string]bool{}
+	for _, g := range prior.groups() {
+		a.oldLoginZones = append(a.oldLoginZones, g.zone)
+		if now, ok := s.group(g.pool); ok && now.shape != g.shape {
+			recreate[g.pool] = true
+		}
+	}
 	res, err := a.apply(ctx, recreate)
 	rctx, rcancel := tfutil.Detached(ctx)
 	defer rcancel()
@@ -150,7 +155,9 @@ func (r *clusterResource) Read(ctx context.Context, req resource.ReadRequest, re
 	}
 	s := &desired{name: state.Name.ValueString(), project: state.Project.ValueString(), zone: state.Zone.ValueString()}
 	s.loginZone = stateLoginZone(ctx, &state)
-	o, err := r.applier(s).observe(ctx)
+	ap := r.applier(s)
+	ap.oldLoginZones = statePoolZones(ctx, &state)
+	o, err := ap.observe(ctx)
 	if err != nil {
 		resp.Diagnostics.AddError("Unable to read "+what+" "+s.name, err.Error())
 		return
@@ -183,7 +190,9 @@ func (r *clusterResource) Delete(ctx context.Context, req resource.DeleteRequest
 	defer cancel()
 	s := &desired{name: state.Name.ValueString(), project: state.Project.ValueString(), zone: state.Zone.ValueString()}
 	s.loginZone = stateLoginZone(ctx, &state)
-	if err := r.applier(s).destroy(ctx); err != nil {
+	ap := r.applier(s)
+	ap.oldLoginZones = statePoolZones(ctx, &state)
+	if err := ap.destroy(ctx); err != nil {
 		resp.Diagnostics.AddError("Unable to delete "+what+" "+s.name, err.Error())
 	}
 }
@@ -197,4 +206,14 @@ func stateLoginZone(ctx context.Context, m *model) string {
 		return l.Zone.ValueString()
 	}
 	return ""
+}
+
+// statePoolZones are the zones of a state's login pools.
+func statePoolZones(ctx context.Context, m *model) []string {
+	var diags diag.Diagnostics
+	var out []string
+	for _, g := range poolsDesired(ctx, m, m.Zone.ValueString(), &diags) {
+		out = append(out, g.zone)
+	}
+	return out
 }

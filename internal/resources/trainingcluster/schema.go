@@ -219,50 +219,15 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				Optional: true, Computed: true,
 				Default:             objectdefault.StaticValue(loginDefault()),
 				MarkdownDescription: fmt.Sprintf("The login VMs (`<name>-login-<i>`). Default: %d `%s`. Changing any of it is done in place: VMs are added, removed or recreated one by one; the controller is untouched.", defaultLoginCount, defaultLoginMachine),
-				Attributes: map[string]schema.Attribute{
-					"count": schema.Int64Attribute{
-						Optional: true, Computed: true, Default: int64default.StaticInt64(defaultLoginCount),
-						MarkdownDescription: fmt.Sprintf("Number of login VMs, 0-%d. Default %d.", clusterconfig.MaxLoginNodes, defaultLoginCount),
-						Validators:          []validator.Int64{int64validator.Between(0, clusterconfig.MaxLoginNodes)},
-					},
-					"machine_type": schema.StringAttribute{
-						Optional: true, Computed: true, Default: stringdefault.StaticString(defaultLoginMachine),
-						MarkdownDescription: "Machine type, offered in the login VMs' zone. Default `" + defaultLoginMachine + "`.",
-					},
-					"boot_disk": bootDiskAttribute(false),
-					"image": schema.StringAttribute{
-						Optional: true, Computed: true, Default: stringdefault.StaticString(defaultImage),
-						MarkdownDescription: "Boot image or image family. Default `" + defaultImage + "`.",
-					},
-					"startup_script": schema.StringAttribute{
-						Optional: true,
-						MarkdownDescription: "A script (starting with `#!`) each login VM runs once per boot, after its own bootstrap (mounts, munge, Slurm's configuration). " +
-							"Its output is in the serial console (lines starting `startup-script:`); a failure fails the apply with its exit code and last output. A change runs the new script on the running VMs.",
-						Validators: []validator.String{tfutil.StringCheck{Desc: "a script starting with #!", Check: clusterconfig.ValidateStartupScript}},
-					},
-					"zone": schema.StringAttribute{
-						Optional: true, Computed: true,
-						MarkdownDescription: "Zone of the login VMs, a zone of the cluster's region (they use the cluster's regional subnet). Default: the cluster's `zone`. " +
-							"A change recreates the login VMs in the new zone one by one; the controller is untouched.",
-						Validators: []validator.String{tfutil.StringCheck{Desc: "a known zone", Check: catalog.ValidateZone}},
-					},
-					"labels": tfutil.OptionalMap(schema.MapAttribute{
-						ElementType: types.StringType,
-						MarkdownDescription: "Labels of the login VMs only, merged over the cluster's `labels` (a key set here wins). " +
-							"A change is applied in place (`setLabels`).",
-						Validators: []validator.Map{tfutil.LabelsValidator(), loginLabelsValidator{}},
-					}),
-					"enable_public_ip": schema.BoolAttribute{
-						Optional: true, Computed: true,
-						MarkdownDescription: "Give the login VMs an external IP (users then reach them without IAP). Default: the cluster's `enable_public_ips`; " +
-							"the common case is `true` here with the cluster's `false`, so that only login VMs face the internet. A change is applied in place (an access config added or removed).",
-					},
-					"os_login": schema.BoolAttribute{
-						Optional: true, Computed: true,
-						MarkdownDescription: "OS Login (IAM) on the login VMs. Default: the cluster's `os_login`. A change is applied in place (the VMs' `enable-oslogin` metadata).",
-					},
-				},
+				Attributes:          loginAttributes(),
 			},
+			"login_pools": tfutil.OptionalListNested(schema.ListNestedAttribute{
+				MarkdownDescription: fmt.Sprintf("Further groups of login VMs (`<name>-login-<pool>-<i>`), each with the options of `login` (and the same defaults: "+
+					"zone, public IP and OS Login the cluster's, %d `%s`), e.g. a pool with public IPs in another zone for one team. At most %d pools. "+
+					"Changes are applied like `login`'s; a pool removed from the list has its VMs deleted.", defaultLoginCount, defaultLoginMachine, maxLoginPools),
+				Validators:   []validator.List{listvalidator.SizeAtMost(maxLoginPools)},
+				NestedObject: schema.NestedAttributeObject{Attributes: loginPoolAttributes()},
+			}),
 			"slurm": schema.SingleNestedAttribute{
 				Optional: true, Computed: true,
 				Default:             objectdefault.StaticValue(slurmDefault()),

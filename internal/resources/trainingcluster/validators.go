@@ -3,12 +3,14 @@ package trainingcluster
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
 
@@ -62,4 +64,17 @@ func (loginLabelsValidator) ValidateMap(_ context.Context, req validator.MapRequ
 		tfutil.AddInvalid(&resp.Diagnostics, req.Path, fmt.Sprintf("label %q: keys starting with %q are the provider's own (%s, %s, %s) and cannot be set",
 			k, productLabelPrefix, labelCluster, labelRole, tfutil.CreateMarkerLabel))
 	}
+}
+
+// maxLoginPoolNameLength keeps a pool's VM names (<cluster>-login-<pool>-<i>) within Compute's 63
+// characters for the longest cluster name.
+const maxLoginPoolNameLength = 63 - clusterconfig.MaxClusterNameLength - len("-login-") - len("-15")
+
+var loginPoolNameRE = regexp.MustCompile(`^[a-z]([-a-z0-9]*[a-z0-9])?$`)
+
+func validateLoginPoolName(name string) error {
+	if !loginPoolNameRE.MatchString(name) || len(name) > maxLoginPoolNameLength {
+		return fmt.Errorf("login pool name %q is invalid: use 1-%d lowercase letters, digits and hyphens, starting with a letter and not ending with a hyphen", name, maxLoginPoolNameLength)
+	}
+	return nil
 }

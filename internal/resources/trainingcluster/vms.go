@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
-	"strconv"
 	"strings"
 
 	compute "cloud.google.com/go/compute/apiv1"
@@ -79,15 +77,15 @@ func (a *applier) instance(name string, role clusterconfig.Role, shape clusterco
 	return inst
 }
 
-// loginInstance is a login VM: the cluster's VM shape in the login zone, with the login VMs' own
-// public IP (labels come from vmLabels). The rest is instance()'s, so both roles stay alike.
-func (a *applier) loginInstance(name string, items map[string]string) *computepb.Instance {
-	s := a.d
-	inst := a.instance(name, clusterconfig.RoleLogin, s.login, items)
-	inst.MachineType = proto.String(fmt.Sprintf("zones/%s/machineTypes/%s", s.loginZone, s.login.MachineType))
-	inst.Disks[0].InitializeParams.DiskType = proto.String(fmt.Sprintf("zones/%s/diskTypes/%s", s.loginZone, s.login.DiskType))
+// loginInstance is a login VM of a group: its shape in its zone, with its labels and public IP.
+// The rest is instance()'s, so both roles stay alike.
+func (a *applier) loginInstance(g loginGroup, name string, items map[string]string) *computepb.Instance {
+	inst := a.instance(name, clusterconfig.RoleLogin, g.shape, items)
+	inst.MachineType = proto.String(fmt.Sprintf("zones/%s/machineTypes/%s", g.zone, g.shape.MachineType))
+	inst.Disks[0].InitializeParams.DiskType = proto.String(fmt.Sprintf("zones/%s/diskTypes/%s", g.zone, g.shape.DiskType))
+	inst.Labels = a.groupLabels(g)
 	inst.NetworkInterfaces[0].AccessConfigs = nil
-	if s.loginPublicIP {
+	if g.publicIP {
 		inst.NetworkInterfaces[0].AccessConfigs = []*computepb.AccessConfig{{Name: proto.String("External NAT"), Type: proto.String("ONE_TO_ONE_NAT")}}
 	}
 	return inst
@@ -226,19 +224,31 @@ func (a *applier) removeIn(ctx context.Context, zone, vm string) error {
 	return nil
 }
 
-// zoneOf is the zone a VM of the cluster is wanted in: login VMs have their own.
+// zoneOf is the zone a VM of the cluster is wanted in: login VMs have their group's.
 func (a *applier) zoneOf(vm string) string {
-	if _, ok := loginIndex(a.d.name, vm); ok && a.d.loginZone != "" {
-		return a.d.loginZone
+	if pool, _, ok := clusterconfig.ParseLoginName(a.d.name, vm); ok {
+		if g, ok := a.d.group(pool); ok && g.zone != "" {
+			return g.zone
+		}
 	}
 	return a.d.zone
+}
+
+// loginKey names a login VM by its group and index.
+type loginKey struct {
+	pool string
+	i    int
 }
 
 // loginZones are the zones login VMs are looked for in: the cluster's, the wanted login zone and
 // the ones an earlier apply may have left them in (the prior state's).
 func (a *applier) loginZones() []string {
 	zones := []string{a.d.zone}
-	for _, z := range append([]string{a.d.loginZone}, a.oldLoginZones...) {
+	wanted := []string{a.d.loginZone}
+	for _, g := range a.d.pools {
+		wanted = append(wanted, g.zone)
+	}
+	for _, z := range append(wanted, a.oldLoginZones...) {
 		if z != "" && !slices.Contains(zones, z) {
 			zones = append(zones, z)
 		}
@@ -246,21 +256,63 @@ func (a *applier) loginZones() []string {
 	return zones
 }
 
-// logins lists the cluster's login VMs by index, in the wanted login zone. VMs named like login
-// VMs but beyond MaxLoginNodes, or without the cluster's label, are not the cluster's.
-func (a *applier) logins(ctx context.Context) (map[int]*computepb.Instance, error) {
+// logins lists the cluster's login VMs by group and index, preferring the one in the wanted zone.
+// VMs named like login VMs but beyond MaxLoginNodes, or without the cluster's label, are not the
+// cluster's.
+func (a *applier) logins(ctx context.Context) (map[loginKey]*computepb.Instance, error) {
 	all, err := a.allLogins(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out := map[int]*computepb.Instance{}
+	out := map[loginKey]*computepb.Instance{}
 	for _, inst := range all {
-		i, _ := loginIndex(a.d.name, inst.GetName())
-		if cur, dup := out[i]; !dup || lastSegment(cur.GetZone()) != a.zoneOf(cur.GetName()) {
-			out[i] = inst
+		pool, i, _ := clusterconfig.ParseLoginName(a.d.name, inst.GetName())
+		k := loginKey{pool, i}
+		if cur, dup := out[k]; !dup || lastSegment(cur.GetZone()) != a.zoneOf(cur.GetName()) {
+			out[k] = inst
 		}
 	}
 	return out, nil
+}
+
+// ownLogins are the login block's VMs by index.
+func ownLogins(m map[loginKey]*computepb.Instance) map[int]*computepb.Instance {
+	out := map[int]*computepb.Instance{}
+	for k, inst := range m {
+		if k.pool == "" {
+			out[k.i] = inst
+		}
+	}
+	return out
+}
+
+// sortedLogins orders login VMs: the login block's, then each pool's in order (pools not in order
+// last, by name), each by index.
+func sortedLogins(m map[loginKey]*computepb.Instance, order []string) []*computepb.Instance {
+	rank := func(pool string) int {
+		if pool == "" {
+			return -1
+		}
+		if j := slices.Index(order, pool); j >= 0 {
+			return j
+		}
+		return len(order)
+	}
+	keys := slices.Collect(maps.Keys(m))
+	slices.SortFunc(keys, func(x, y loginKey) int {
+		if rx, ry := rank(x.pool), rank(y.pool); rx != ry {
+			return rx - ry
+		}
+		if x.pool != y.pool {
+			return strings.Compare(x.pool, y.pool)
+		}
+		return x.i - y.i
+	})
+	out := make([]*computepb.Instance, len(keys))
+	for j, k := range keys {
+		out[j] = m[k]
+	}
+	return out
 }
 
 // allLogins lists every login VM of the cluster in every zone of loginZones, the same index
@@ -280,30 +332,12 @@ func (a *applier) allLogins(ctx context.Context) ([]*computepb.Instance, error) 
 			if err != nil {
 				return nil, fmt.Errorf("listing the login VMs of cluster %s in %s: %w", a.d.name, zone, gcp.Classify(err))
 			}
-			if _, ok := loginIndex(a.d.name, inst.GetName()); ok && a.owned(inst) {
+			if _, _, ok := clusterconfig.ParseLoginName(a.d.name, inst.GetName()); ok && a.owned(inst) {
 				out = append(out, inst)
 			}
 		}
 	}
 	return out, nil
-}
-
-func loginIndex(cluster, vm string) (int, bool) {
-	rest, ok := strings.CutPrefix(vm, strings.TrimSuffix(clusterconfig.LoginName(cluster, 0), "0"))
-	if !ok || rest == "" || (len(rest) > 1 && rest[0] == '0') {
-		return 0, false
-	}
-	i, err := strconv.Atoi(rest)
-	if err != nil || i < 0 || i >= clusterconfig.MaxLoginNodes {
-		return 0, false
-	}
-	return i, true
-}
-
-func sortedIndexes(m map[int]*computepb.Instance) []int {
-	out := slices.Collect(maps.Keys(m))
-	sort.Ints(out)
-	return out
 }
 
 func internalIP(inst *computepb.Instance) string {
