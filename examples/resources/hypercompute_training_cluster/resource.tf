@@ -54,6 +54,11 @@ resource "hypercompute_training_cluster" "ml" {
     labels           = { access = "users" }
   }
 
+  # A further group of login VMs (ml-dev-login-research-0): bigger, for one team, behind IAP.
+  login_pools = [
+    { name = "research", count = 1, machine_type = "n2-standard-16", enable_public_ip = false, labels = { team = "research" } },
+  ]
+
   # Changed in place: the controller's agent checks the new slurm.conf with slurmctld first, and
   # an apply with a setting slurmctld refuses fails with slurmctld's own words.
   slurm = {

@@ -43,6 +43,8 @@ func TestAccTrainingCluster_example(t *testing.T) {
 				// The login VMs' own zone and public IPs: no IAP tunnel.
 				plancheck.ExpectKnownValue(ml, tfjsonpath.New("ssh_command"), knownvalue.StringExact("gcloud compute ssh ml-dev-login-0 --zone us-central1-b")),
 				plancheck.ExpectKnownValue(ml, tfjsonpath.New("login").AtMapKey("os_login"), knownvalue.Bool(true)),
+				plancheck.ExpectKnownValue(ml, tfjsonpath.New("login_nodes").AtSliceIndex(2).AtMapKey("name"), knownvalue.StringExact("ml-dev-login-research-0")),
+				plancheck.ExpectKnownValue(ml, tfjsonpath.New("login_pools").AtSliceIndex(0).AtMapKey("zone"), knownvalue.StringExact("us-central1-a")),
 			}},
 		}},
 	})

@@ -218,7 +218,7 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"login": schema.SingleNestedAttribute{
 				Optional: true, Computed: true,
 				Default:             objectdefault.StaticValue(loginDefault()),
-				MarkdownDescription: fmt.Sprintf("The login VMs (`<name>-login-<i>`). Default: %d `%s`. Changing any of it is done in place: VMs are added, removed or recreated one by one; the controller is untouched.", defaultLoginCount, defaultLoginMachine),
+				MarkdownDescription: fmt.Sprintf("The login VMs (`<name>-login-<i>`); `login_pools` adds further groups. Default: %d `%s`. Changing any of it is done in place: VMs are added, removed or recreated one by one; the controller is untouched.", defaultLoginCount, defaultLoginMachine),
 				Attributes:          loginAttributes(),
 			},
 			"login_pools": tfutil.OptionalListNested(schema.ListNestedAttribute{
@@ -329,16 +329,16 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			},
 			"login_nodes": schema.ListNestedAttribute{
 				Computed:            true,
-				MarkdownDescription: "The login VMs, in index order.",
+				MarkdownDescription: "The login VMs: the `login` block's in index order, then each of `login_pools` in order.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"name":        computedString("VM name and host name."),
 					"internal_ip": computedString("Internal IP."),
-					"zone":        computedString("Zone of the VM (`login.zone`)."),
+					"zone":        computedString("Zone of the VM (its group's `zone`)."),
 				}},
 			},
 			"ssh_command": schema.StringAttribute{
 				Computed:            true,
-				MarkdownDescription: "`gcloud compute ssh` to the first login VM in its zone (the controller when there is none), through IAP unless the login VMs have public IPs.",
+				MarkdownDescription: "`gcloud compute ssh` to the first of `login_nodes` in its zone (the controller when there is none), through IAP unless that VM has a public IP.",
 			},
 			"slurmrestd_endpoint": schema.StringAttribute{
 				Computed:            true,
