@@ -84,6 +84,7 @@ resource "hypercompute_training_cluster" "this" {
     enable_public_ip = var.login.enable_public_ip
     os_login         = var.login.os_login
   }
+  login_pools = var.login_pools
 
   slurm = {
     extra                = var.slurm.extra

@@ -128,6 +128,25 @@ variable "login" {
   }
 }
 
+variable "login_pools" {
+  description = "Further groups of login VMs (<name>-login-<pool>-<i>), each with a unique name and the options of login; zone, enable_public_ip and os_login default to the cluster's."
+  type = list(object({
+    name             = string
+    count            = optional(number, 1)
+    machine_type     = optional(string, "n2-standard-4")
+    zone             = optional(string)
+    labels           = optional(map(string), {})
+    enable_public_ip = optional(bool)
+    os_login         = optional(bool)
+  }))
+  default = []
+
+  validation {
+    condition     = length(var.login_pools) == length(distinct([for p in var.login_pools : p.name]))
+    error_message = "Login pool names must be unique."
+  }
+}
+
 variable "slurm" {
   description = "Cluster-wide Slurm settings, applied in place: extra slurm.conf settings, scheduler parameters, prolog/epilog bodies, and the default suspend time and resume timeout in seconds."
   type = object({
