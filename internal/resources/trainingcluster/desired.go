@@ -93,9 +93,6 @@ func (s *desired) vmLabels(role clusterconfig.Role) map[string]string {
 	if out == nil {
 		out = map[string]string{}
 	}
-	if role == clusterconfig.RoleLogin {
-		maps.Copy(out, s.loginLabels)
-	}
 	out[labelCluster] = s.name
 	out[labelRole] = string(role)
 	return out

@@ -35,11 +35,7 @@ func (a *applier) wait(ctx context.Context, op *compute.Operation, err error) er
 
 // metadata renders the payload of a VM (clusterconfig.VMMetadata).
 func (a *applier) metadata(cluster clusterconfig.Cluster, role clusterconfig.Role) (map[string]string, error) {
-	osLogin := a.d.osLogin
-	if role == clusterconfig.RoleLogin {
-		osLogin = a.d.loginOSLogin
-	}
-	return clusterconfig.VMMetadata(cluster, role, nil, osLogin)
+	return clusterconfig.VMMetadata(cluster, role, nil, a.d.osLogin)
 }
 
 // instance is the Compute instance of one of the cluster's VMs.
