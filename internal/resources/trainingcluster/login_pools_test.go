@@ -33,6 +33,7 @@ func TestAccTrainingCluster_loginPools(t *testing.T) {
     machine_type     = "%s"
     enable_public_ip = true
     os_login         = false
+    startup_script   = "#!/bin/sh\necho gpu-dev\n"
 %s  }]
 `
 	update := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)}}
@@ -48,6 +49,11 @@ func TestAccTrainingCluster_loginPools(t *testing.T) {
 				}
 				if mt := lastPathSegment(vms["us-central1-b"].GetMachineType()); mt != machine {
 					return fmt.Errorf("VM %s is a %s, want %s", name, mt, machine)
+				}
+				// The pool's own startup script, which the agent runs after bootstrap.
+				n, err := clusterconfig.DecodeNode([]byte(metadataOf(vms["us-central1-b"])[clusterconfig.NodeConfigKey]))
+				if err != nil || n.StartupScript != "#!/bin/sh\necho gpu-dev\n" {
+					return fmt.Errorf("VM %s: node config startup script %q, %v", name, n.StartupScript, err)
 				}
 				return nil
 			})
@@ -68,6 +74,12 @@ func TestAccTrainingCluster_loginPools(t *testing.T) {
 				Check: resource.ComposeAggregateTestCheckFunc(
 					checkVMs(env, "hcl-controller", "hcl-login-0", "hcl-login-gpu-dev-0", "hcl-login-gpu-dev-1"),
 					checkLogin(env, "hcl-login-0", "us-central1-a", false, map[string]string{"team": "ml"}, "TRUE", &ownID),
+					checkVM(env, "hcl-login-0", func(inst *computepb.Instance) error {
+						if n, err := clusterconfig.DecodeNode([]byte(metadataOf(inst)[clusterconfig.NodeConfigKey])); err != nil || n.StartupScript != "" {
+							return fmt.Errorf("the login block's VM runs startup script %q (%v); the script is the pool's", n.StartupScript, err)
+						}
+						return nil
+					}),
 					poolVM(0, "n2-standard-2"), poolVM(1, "n2-standard-2"),
 					rememberID(env, "hcl-controller", &ctlID),
 					checkHash(env, fake, "hcl"),
