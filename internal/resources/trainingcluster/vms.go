@@ -25,7 +25,8 @@ type applier struct {
 	// creating: this apply is a create, which may only finish its own unfinished create
 	// (ownership.go).
 	creating bool
-	// oldLoginZones are zones login VMs may still be in (the prior state's login.zone).
+	// oldLoginZones are zones login VMs may still be in: the prior state's and the controller's
+	// cluster config's login and pool zones.
 	oldLoginZones []string
 }
 
