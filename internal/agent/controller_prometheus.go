@@ -123,8 +123,8 @@ func (c *controller) waitPrometheus(ctx context.Context, d daemon, listen string
 // node, and the dynamic nodes Slurm does not hold powered down or powering up or down.
 func clusterTargets(cluster cc.Cluster, parts []cc.Partition, nodes slurmNodes) []monitoring.Target {
 	ts := []monitoring.Target{{Node: cc.ControllerName(cluster.Name), Role: cc.RoleController}}
-	for i := range cluster.LoginCount {
-		ts = append(ts, monitoring.Target{Node: cc.LoginName(cluster.Name, i), Role: cc.RoleLogin})
+	for _, vm := range cluster.LoginVMs() {
+		ts = append(ts, monitoring.Target{Node: vm, Role: cc.RoleLogin})
 	}
 	for _, p := range parts {
 		static, _ := cc.ExpandHostlist(p.SlurmStaticNames(cluster.Name))

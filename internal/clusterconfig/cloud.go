@@ -25,6 +25,14 @@ type Cloud struct {
 	Labels     map[string]string `json:"labels,omitempty"`
 	Controller VMShape           `json:"controller"`
 	Login      VMShape           `json:"login"`
+	// LoginZone, LoginLabels, LoginPublicIP and LoginOSLogin are the login VMs' own options; unset
+	// means the cluster's (Zone, Labels, PublicIPs, OSLogin), so a cluster without them keeps its JSON.
+	LoginZone     string            `json:"login_zone,omitempty"`
+	LoginLabels   map[string]string `json:"login_labels,omitempty"`
+	LoginPublicIP *bool             `json:"login_public_ip,omitempty"`
+	LoginOSLogin  *bool             `json:"login_os_login,omitempty"`
+	// LoginPools are further groups of login VMs, each with options of its own.
+	LoginPools []LoginPool `json:"login_pools,omitempty"`
 	// HomeFilestore and LustreInstance name the Filestore and Managed Lustre instances the mounts were
 	// resolved from (full resource names); empty when the configuration gave a mount source directly.
 	HomeFilestore  string `json:"home_filestore,omitempty"`
@@ -67,4 +75,17 @@ func (c *Cloud) Identity(role Role) Identity {
 		}
 	}
 	return Identity{Email: c.ServiceAccount, Scopes: c.Scopes}
+}
+
+// LoginPool is a group of login VMs besides the cluster's own (LoginPoolName), with the options a
+// login block takes, all resolved.
+type LoginPool struct {
+	Name          string            `json:"name"`
+	Count         int               `json:"count"`
+	Shape         VMShape           `json:"shape"`
+	Zone          string            `json:"zone"`
+	Labels        map[string]string `json:"labels,omitempty"`
+	PublicIP      bool              `json:"public_ip,omitempty"`
+	OSLogin       bool              `json:"os_login,omitempty"`
+	StartupScript string            `json:"startup_script,omitempty"`
 }

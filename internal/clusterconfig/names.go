@@ -43,6 +43,55 @@ func ControllerName(cluster string) string { return cluster + controllerSuffix }
 // LoginName is the name and hostname of login VM i (0-based).
 func LoginName(cluster string, i int) string { return cluster + loginSuffix + strconv.Itoa(i) }
 
+// LoginPoolName is the name and hostname of VM i of login pool pool; pool "" is the cluster's own
+// login VMs (LoginName).
+func LoginPoolName(cluster, pool string, i int) string {
+	if pool == "" {
+		return LoginName(cluster, i)
+	}
+	return cluster + loginSuffix + pool + "-" + strconv.Itoa(i)
+}
+
+// ParseLoginName reads a login VM's name back: its pool ("" for the cluster's own login VMs) and
+// index. Indexes are plain decimals below MaxLoginNodes, so no pool's name can be read as another's.
+func ParseLoginName(cluster, vm string) (pool string, i int, ok bool) {
+	rest, ok := strings.CutPrefix(vm, cluster+loginSuffix)
+	if !ok {
+		return "", 0, false
+	}
+	num := rest
+	if j := strings.LastIndex(rest, "-"); j >= 0 {
+		pool, num = rest[:j], rest[j+1:]
+		if pool == "" {
+			return "", 0, false
+		}
+	}
+	if num == "" || (len(num) > 1 && num[0] == '0') {
+		return "", 0, false
+	}
+	i, err := strconv.Atoi(num)
+	if err != nil || i < 0 || i >= MaxLoginNodes {
+		return "", 0, false
+	}
+	return pool, i, true
+}
+
+// LoginVMs are the names of every login VM of the cluster, its own and its pools'.
+func (c Cluster) LoginVMs() []string {
+	var out []string
+	for i := range c.LoginCount {
+		out = append(out, LoginName(c.Name, i))
+	}
+	if c.Cloud != nil {
+		for _, p := range c.Cloud.LoginPools {
+			for i := range p.Count {
+				out = append(out, LoginPoolName(c.Name, p.Name, i))
+			}
+		}
+	}
+	return out
+}
+
 // NodeNamePrefix derives a partition's node name prefix: the cluster name
 // and the partition name, lowercased with "_" turned into "-" because
 // Slurm partition names allow both but host and VM names allow neither.

@@ -39,6 +39,13 @@ func Validate(c Cluster, parts []Partition) error {
 		if prefix == strings.TrimSuffix(LoginName(c.Name, 0), "-0") {
 			return fmt.Errorf("partition %q would name its nodes like the login VMs (%s-<index>); choose another partition name", p.Name, prefix)
 		}
+		if c.Cloud != nil {
+			for _, lp := range c.Cloud.LoginPools {
+				if prefix == strings.TrimSuffix(LoginPoolName(c.Name, lp.Name, 0), "-0") {
+					return fmt.Errorf("partition %q would name its nodes like login pool %q's VMs (%s-<index>); choose another partition or pool name", p.Name, lp.Name, prefix)
+				}
+			}
+		}
 		if _, _, clash := p.NodeIndex(c.Name, c.Controller.Hostname); clash {
 			return fmt.Errorf("partition %q would name a node %s, the controller's host name; choose another partition name", p.Name, c.Controller.Hostname)
 		}

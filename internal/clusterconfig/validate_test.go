@@ -183,6 +183,8 @@ func TestValidateRefusesInvalidConfigurations(t *testing.T) {
 		{"colliding node names", cluster(none), append(gpu(func(p *cc.Partition) { p.Name = "a_b" }), gpu(func(p *cc.Partition) { p.Name = "a-b" })...),
 			"would both name their nodes ml-a-b-<index>"},
 		{"partition named like the logins", cluster(none), gpu(func(p *cc.Partition) { p.Name = "login" }), "would name its nodes like the login VMs"},
+		{"partition named like a login pool", cluster(func(c *cc.Cluster) { c.Cloud = &cc.Cloud{LoginPools: []cc.LoginPool{{Name: "dev", Count: 1}}} }),
+			gpu(func(p *cc.Partition) { p.Name = "login-dev" }), `would name its nodes like login pool "dev"'s VMs`},
 		{"partition node named like the controller", cluster(func(c *cc.Cluster) { c.Controller.Hostname = "ml-gpu-d1" }), gpu(func(*cc.Partition) {}),
 			"would name a node ml-gpu-d1, the controller's host name"},
 		{"two defaults", cluster(none), append(gpu(func(p *cc.Partition) { p.Default = true }), gpu(func(p *cc.Partition) { p.Name = "other"; p.Default = true })...),

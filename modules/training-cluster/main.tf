@@ -77,9 +77,14 @@ resource "hypercompute_training_cluster" "this" {
   }
 
   login = {
-    count        = var.login.count
-    machine_type = var.login.machine_type
+    count            = var.login.count
+    machine_type     = var.login.machine_type
+    zone             = var.login.zone
+    labels           = var.login.labels
+    enable_public_ip = var.login.enable_public_ip
+    os_login         = var.login.os_login
   }
+  login_pools = var.login_pools
 
   slurm = {
     extra                = var.slurm.extra

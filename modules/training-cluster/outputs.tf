@@ -4,7 +4,7 @@ output "cluster_id" {
 }
 
 output "ssh_command" {
-  description = "gcloud compute ssh through IAP to the first login VM (the controller when there is none)."
+  description = "gcloud compute ssh to the first login VM in its zone (the controller when there is none), through IAP unless the login VMs have public IPs."
   value       = hypercompute_training_cluster.this.ssh_command
 }
 
@@ -14,7 +14,7 @@ output "controller" {
 }
 
 output "login_nodes" {
-  description = "The login VMs in index order: name and internal_ip."
+  description = "The login VMs in index order: name, internal_ip and zone."
   value       = hypercompute_training_cluster.this.login_nodes
 }
 

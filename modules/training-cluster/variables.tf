@@ -106,16 +106,44 @@ variable "controller_machine_type" {
 }
 
 variable "login" {
-  description = "Login VMs: how many (0-16) and their machine type."
+  description = "Login VMs: how many (0-16), their machine type, and options of their own that default to the cluster's: zone (of the cluster's region), labels (merged over the cluster's), enable_public_ip and os_login."
   type = object({
-    count        = optional(number, 1)
-    machine_type = optional(string, "n2-standard-4")
+    count            = optional(number, 1)
+    machine_type     = optional(string, "n2-standard-4")
+    zone             = optional(string)
+    labels           = optional(map(string), {})
+    enable_public_ip = optional(bool)
+    os_login         = optional(bool)
   })
   default = {}
 
   validation {
     condition     = var.login.count >= 0 && var.login.count <= 16 && floor(var.login.count) == var.login.count
     error_message = "The login count must be a whole number between 0 and 16."
+  }
+
+  validation {
+    condition     = var.login.zone == null || can(regex("^[a-z]+-[a-z]+[0-9]+-[a-z]$", var.login.zone))
+    error_message = "The login zone must be a Compute Engine zone name such as us-central1-b."
+  }
+}
+
+variable "login_pools" {
+  description = "Further groups of login VMs (<name>-login-<pool>-<i>), each with a unique name and the options of login; zone, enable_public_ip and os_login default to the cluster's."
+  type = list(object({
+    name             = string
+    count            = optional(number, 1)
+    machine_type     = optional(string, "n2-standard-4")
+    zone             = optional(string)
+    labels           = optional(map(string), {})
+    enable_public_ip = optional(bool)
+    os_login         = optional(bool)
+  }))
+  default = []
+
+  validation {
+    condition     = length(var.login_pools) == length(distinct([for p in var.login_pools : p.name]))
+    error_message = "Login pool names must be unique."
   }
 }
 

@@ -66,10 +66,20 @@ resource "hypercompute_training_cluster" "ml" {
     machine_type = "n2-standard-8"
   }
 
+  # Login VMs may differ from the cluster: here they alone have public IPs (the controller stays
+  # behind Cloud NAT and IAP), run in another zone of the region and carry a label of their own.
   login = {
-    count        = 2
-    machine_type = "n2-standard-4"
+    count            = 2
+    machine_type     = "n2-standard-4"
+    zone             = "us-central1-b"
+    enable_public_ip = true
+    labels           = { access = "users" }
   }
+
+  # A further group of login VMs (ml-dev-login-research-0): bigger, for one team, behind IAP.
+  login_pools = [
+    { name = "research", count = 1, machine_type = "n2-standard-16", enable_public_ip = false, labels = { team = "research" } },
+  ]
 
   # Changed in place: the controller's agent checks the new slurm.conf with slurmctld first, and
   # an apply with a setting slurmctld refuses fails with slurmctld's own words.

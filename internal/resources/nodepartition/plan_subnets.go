@@ -140,7 +140,7 @@ func (r *partitionResource) subnetUses(ctx context.Context, ref cc.ClusterID, na
 		u := subnetUse{name: s, cidr: cidr, primary: i == 0}
 		if ci != nil {
 			if u.primary {
-				u.others = 1 + ci.cfg.LoginCount
+				u.others = 1 + len(ci.cfg.LoginVMs())
 			}
 			for other, p := range ci.parts {
 				om, ok := catalog.Machine(p.MachineType)

@@ -4,7 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
+
+	"cloud.google.com/go/compute/apiv1/computepb"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
@@ -17,11 +18,12 @@ type applyResult struct {
 
 // apply converges the cluster's VMs to the desired cluster, the same way for create and update: the
 // controller is created or gets the new payload, login VMs are created, recreated (when
-// recreateLogins: their machine, disk or image changed), updated or deleted to match the count,
+// recreateLogins[pool]: their group's machine, disk or image changed), updated or deleted to match
+// the counts,
 // and then the apply waits until every VM reports ready and the controller reports the new
 // configuration's hash. Each step finds what exists by name, so an interrupted apply is finished
 // by the next one.
-func (a *applier) apply(ctx context.Context, recreateLogins bool) (applyResult, error) {
+func (a *applier) apply(ctx context.Context, recreateLogins map[string]bool) (applyResult, error) {
 	var res applyResult
 	mounts, err := resolveMounts(ctx, a.c, a.d)
 	if err != nil {
@@ -43,12 +45,15 @@ func (a *applier) apply(ctx context.Context, recreateLogins bool) (applyResult, 
 	if err != nil {
 		return res, err
 	}
-	loginItems, err := a.metadata(cluster, clusterconfig.RoleLogin)
-	if err != nil {
+	if err := clusterconfig.CheckMetadataSize(ctlItems); err != nil {
 		return res, err
 	}
-	for _, items := range []map[string]string{ctlItems, loginItems} {
-		if err := clusterconfig.CheckMetadataSize(items); err != nil {
+	loginItems := map[string]map[string]string{}
+	for _, g := range a.d.groups() {
+		if loginItems[g.pool], err = a.groupMetadata(cluster, g); err != nil {
+			return res, err
+		}
+		if err := clusterconfig.CheckMetadataSize(loginItems[g.pool]); err != nil {
 			return res, err
 		}
 	}
@@ -105,50 +110,78 @@ func (a *applier) restoreCluster(ctx context.Context, vm, rejected, previous str
 	return err
 }
 
-// applyLogins converges the login VMs and returns the ones to wait for.
-func (a *applier) applyLogins(ctx context.Context, items map[string]string, recreate bool) ([]string, error) {
-	existing, err := a.logins(ctx)
+// applyLogins converges the login VMs of every group and returns the ones to wait for. A VM in
+// another zone than its group's is recreated there, like one whose group's shape changed
+// (recreate[pool]); the public IP, labels and metadata (OS Login, the payload) change in place. A
+// group no longer configured, or VMs beyond its count, are deleted.
+func (a *applier) applyLogins(ctx context.Context, items map[string]map[string]string, recreate map[string]bool) ([]string, error) {
+	all, err := a.allLogins(ctx)
 	if err != nil {
 		return nil, err
 	}
-	labels := a.labels(clusterconfig.RoleLogin)
+	groups := a.d.groups()
+	existing := map[loginKey]*computepb.Instance{}
 	var (
-		want []int
-		gone []string
+		want     []loginKey
+		moved    []*computepb.Instance // wanted, but in another zone: deleted before re-creation
+		unwanted []*computepb.Instance // beyond the count or of a group that is gone
 	)
-	for i := range a.d.loginCount {
-		want = append(want, i)
-	}
-	for _, i := range sortedIndexes(existing) {
-		if i >= a.d.loginCount {
-			gone = append(gone, existing[i].GetName())
+	for _, g := range groups {
+		for i := range g.count {
+			want = append(want, loginKey{g.pool, i})
 		}
 	}
-	err = tfutil.Parallel(want, func(i int) error {
-		name := a.d.loginName(i)
-		cur := existing[i]
-		if cur != nil && recreate {
+	for _, inst := range all {
+		pool, i, _ := clusterconfig.ParseLoginName(a.d.name, inst.GetName())
+		g, ok := a.d.group(pool)
+		switch {
+		case !ok || i >= g.count:
+			unwanted = append(unwanted, inst)
+		case lastSegment(inst.GetZone()) != g.zone:
+			moved = append(moved, inst)
+		default:
+			existing[loginKey{pool, i}] = inst
+		}
+	}
+	removeAll := func(vms []*computepb.Instance) error {
+		return tfutil.Parallel(vms, func(inst *computepb.Instance) error {
+			return a.removeIn(ctx, lastSegment(inst.GetZone()), inst.GetName())
+		})
+	}
+	if err := removeAll(moved); err != nil {
+		return nil, err
+	}
+	err = tfutil.Parallel(want, func(k loginKey) error {
+		g, _ := a.d.group(k.pool)
+		name := a.d.vmName(k.pool, k.i)
+		cur := existing[k]
+		if cur != nil && recreate[k.pool] {
 			if err := a.remove(ctx, name); err != nil {
 				return err
 			}
 			cur = nil
 		}
 		if cur == nil {
-			_, err := a.create(ctx, a.instance(name, clusterconfig.RoleLogin, a.d.login, items))
+			_, err := a.create(ctx, a.loginInstance(g, name, items[k.pool]))
 			return err
 		}
-		_, err := a.update(ctx, cur, items, maps.Clone(labels))
+		if hasPublicIP(cur) != g.publicIP {
+			if err := a.setPublicIP(ctx, cur, g.publicIP); err != nil {
+				return err
+			}
+		}
+		_, err := a.update(ctx, cur, items[k.pool], a.groupLabels(g))
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	if err := tfutil.Parallel(gone, func(name string) error { return a.remove(ctx, name) }); err != nil {
+	if err := removeAll(unwanted); err != nil {
 		return nil, err
 	}
 	var names []string
-	for _, i := range want {
-		names = append(names, a.d.loginName(i))
+	for _, k := range want {
+		names = append(names, a.d.vmName(k.pool, k.i))
 	}
 	return names, nil
 }
@@ -193,15 +226,13 @@ func indexes(n int) []int {
 // destroy deletes the login VMs and then the controller. Filestore and Lustre are never touched:
 // their data outlives the cluster.
 func (a *applier) destroy(ctx context.Context) error {
-	existing, err := a.logins(ctx)
+	all, err := a.allLogins(ctx)
 	if err != nil {
 		return err
 	}
-	var names []string
-	for _, i := range sortedIndexes(existing) {
-		names = append(names, existing[i].GetName())
-	}
-	if err := tfutil.Parallel(names, func(n string) error { return a.remove(ctx, n) }); err != nil {
+	if err := tfutil.Parallel(all, func(inst *computepb.Instance) error {
+		return a.removeIn(ctx, lastSegment(inst.GetZone()), inst.GetName())
+	}); err != nil {
 		return err
 	}
 	ctl, err := a.findVM(ctx, a.d.controllerName())

@@ -7,8 +7,8 @@ import (
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/trainingcluster"
 )
 
-// buckets = [], slurm.scheduler_parameters = [], slurm.extra = {}, accounting.qos = [] and
-// labels = {} (modules/training-cluster passes most of them), and all of them unset, plan nothing
+// buckets = [], slurm.scheduler_parameters = [], slurm.extra = {}, accounting.qos = [],
+// monitoring.notification_channels = [], login.labels = {}, login_pools = [] and labels = {} (modules/training-cluster passes most of them), and all of them unset, plan nothing
 // after apply, refresh and import (issue 19).
 func TestAccTrainingCluster_collectionsRoundTrip(t *testing.T) {
 	env := acctest.New(t)
@@ -33,6 +33,10 @@ func TestAccTrainingCluster_collectionsRoundTrip(t *testing.T) {
 			"service_accounts.controller.scopes": "[] is a controller without scopes; unset, service_account.scopes or the role's minimal scopes",
 			"service_accounts.compute.scopes":    "[] is nodes without scopes; unset, service_account.scopes or the role's minimal scopes",
 			"service_accounts.login.scopes":      "[] is login VMs without scopes; unset, service_account.scopes or the role's minimal scopes",
+			// The harness injects collections into list elements only where the body has some, and
+			// the body may not set login_pools itself; TestAccTrainingCluster_loginPools plans a
+			// pool's labels = {} against unset.
+			"login_pools.labels": "inside login_pools' elements; proved by TestAccTrainingCluster_loginPools",
 		},
 	})
 }

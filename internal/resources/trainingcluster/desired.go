@@ -22,6 +22,8 @@ import (
 const (
 	labelCluster = "hypercompute-cluster"
 	labelRole    = "hypercompute-role"
+	// productLabelPrefix starts every label the provider sets itself.
+	productLabelPrefix = "hypercompute-"
 )
 
 // desired is the cluster a plan asks for, in the terms of clusterconfig and Compute. It is built
@@ -54,6 +56,15 @@ type desired struct {
 	// labels are added per VM.
 	labels map[string]string
 	agent  clusterconfig.AgentRef
+
+	// The login VMs' own zone, labels (merged over labels), public IP and OS Login; the plan has
+	// filled each from the cluster's when the configuration left it out.
+	loginZone     string
+	loginLabels   map[string]string
+	loginPublicIP bool
+	loginOSLogin  bool
+	// pools are login_pools (login_groups.go).
+	pools []loginGroup
 }
 
 type homeDesired struct {
@@ -211,7 +222,13 @@ func toDesired(ctx context.Context, m *model) (*desired, diag.Diagnostics) {
 		s.login = shapeFrom(ctx, l.MachineType, l.Image, l.BootDisk, &diags)
 		s.loginScript = l.StartupScript.ValueString()
 		s.loginCount = int(l.Count.ValueInt64())
+		s.loginZone, s.loginPublicIP, s.loginOSLogin = l.Zone.ValueString(), l.EnablePublicIP.ValueBool(), l.OSLogin.ValueBool()
+		s.loginLabels = stringMap(ctx, l.Labels, &diags)
 	}
+	if s.loginZone == "" {
+		s.loginZone = s.zone
+	}
+	s.pools = poolsDesired(ctx, m, s.zone, &diags)
 	if sl, ok := readObject[slurmModel](ctx, m.Slurm, &diags); ok {
 		s.slurm = clusterconfig.SlurmSettings{
 			SchedulerParameters: stringList(ctx, sl.SchedulerParameters, &diags),
@@ -295,6 +312,7 @@ func (s *desired) cluster(mounts clusterconfig.Mounts) clusterconfig.Cluster {
 	if s.lustre != nil {
 		c.Cloud.LustreInstance = s.lustre.instance
 	}
+	s.loginCloud(c.Cloud)
 	return c
 }
 
@@ -315,4 +333,22 @@ func (s *desired) placeholderMounts() clusterconfig.Mounts {
 		m.Extra = append(m.Extra, st.placeholder(i))
 	}
 	return m
+}
+
+// loginCloud records the login options that differ from the cluster's, so that import reads them
+// back and a cluster that sets none keeps its config byte for byte.
+func (s *desired) loginCloud(c *clusterconfig.Cloud) {
+	if s.loginZone != s.zone {
+		c.LoginZone = s.loginZone
+	}
+	if len(s.loginLabels) > 0 {
+		c.LoginLabels = maps.Clone(s.loginLabels)
+	}
+	c.LoginPools = s.loginPools()
+	if s.loginPublicIP != s.publicIPs {
+		c.LoginPublicIP = &s.loginPublicIP
+	}
+	if s.loginOSLogin != s.osLogin {
+		c.LoginOSLogin = &s.loginOSLogin
+	}
 }

@@ -47,7 +47,12 @@ func TestAccTrainingCluster_example(t *testing.T) {
 					knownvalue.StringExact("https://www.googleapis.com/auth/devstorage.read_only"),
 					knownvalue.StringExact("https://www.googleapis.com/auth/logging.write"), knownvalue.StringExact("https://www.googleapis.com/auth/monitoring.write")})),
 				plancheck.ExpectKnownValue(ml, tfjsonpath.New("login_nodes").AtSliceIndex(1).AtMapKey("name"), knownvalue.StringExact("ml-dev-login-1")),
-				plancheck.ExpectKnownValue(ml, tfjsonpath.New("ssh_command"), knownvalue.StringExact("gcloud compute ssh ml-dev-login-0 --zone us-central1-a --tunnel-through-iap")),
+				plancheck.ExpectKnownValue(ml, tfjsonpath.New("login_nodes").AtSliceIndex(1).AtMapKey("zone"), knownvalue.StringExact("us-central1-b")),
+				// The login VMs' own zone and public IPs: no IAP tunnel.
+				plancheck.ExpectKnownValue(ml, tfjsonpath.New("ssh_command"), knownvalue.StringExact("gcloud compute ssh ml-dev-login-0 --zone us-central1-b")),
+				plancheck.ExpectKnownValue(ml, tfjsonpath.New("login").AtMapKey("os_login"), knownvalue.Bool(true)),
+				plancheck.ExpectKnownValue(ml, tfjsonpath.New("login_nodes").AtSliceIndex(2).AtMapKey("name"), knownvalue.StringExact("ml-dev-login-research-0")),
+				plancheck.ExpectKnownValue(ml, tfjsonpath.New("login_pools").AtSliceIndex(0).AtMapKey("zone"), knownvalue.StringExact("us-central1-a")),
 			}},
 		}},
 	})

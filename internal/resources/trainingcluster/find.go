@@ -14,7 +14,7 @@ import (
 // The reads of the API objects the cluster uses; a missing one is a *tfutil.NotFoundError.
 
 func (a *applier) findVM(ctx context.Context, vm string) (*computepb.Instance, error) {
-	inst, err := a.c.Instances.Get(ctx, &computepb.GetInstanceRequest{Project: a.d.project, Zone: a.d.zone, Instance: vm})
+	inst, err := a.c.Instances.Get(ctx, &computepb.GetInstanceRequest{Project: a.d.project, Zone: a.zoneOf(vm), Instance: vm})
 	return tfutil.Lookup("VM", vm, inst, err)
 }
 

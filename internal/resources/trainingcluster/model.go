@@ -33,6 +33,7 @@ type model struct {
 	EffectiveLabels    types.Map      `tfsdk:"effective_labels"`
 	DeletionProtection types.Bool     `tfsdk:"deletion_protection"`
 	Agent              types.Object   `tfsdk:"agent"`
+	LoginPools         types.List     `tfsdk:"login_pools"`
 	LoginNodes         types.List     `tfsdk:"login_nodes"`
 	SSHCommand         types.String   `tfsdk:"ssh_command"`
 	SlurmrestdEndpoint types.String   `tfsdk:"slurmrestd_endpoint"`
@@ -83,6 +84,35 @@ type loginModel struct {
 	Image       types.String `tfsdk:"image"`
 	// StartupScript runs on each login VM (clusterconfig.Cluster.LoginStartupScript).
 	StartupScript types.String `tfsdk:"startup_script"`
+	// Zone, Labels, EnablePublicIP and OSLogin default to the cluster's (plan_login.go).
+	Zone           types.String `tfsdk:"zone"`
+	Labels         types.Map    `tfsdk:"labels"`
+	EnablePublicIP types.Bool   `tfsdk:"enable_public_ip"`
+	OSLogin        types.Bool   `tfsdk:"os_login"`
+}
+
+// loginPoolModel is one of login_pools: a login block with a name.
+type loginPoolModel struct {
+	Name           types.String `tfsdk:"name"`
+	Count          types.Int64  `tfsdk:"count"`
+	MachineType    types.String `tfsdk:"machine_type"`
+	BootDisk       types.Object `tfsdk:"boot_disk"`
+	Image          types.String `tfsdk:"image"`
+	StartupScript  types.String `tfsdk:"startup_script"`
+	Zone           types.String `tfsdk:"zone"`
+	Labels         types.Map    `tfsdk:"labels"`
+	EnablePublicIP types.Bool   `tfsdk:"enable_public_ip"`
+	OSLogin        types.Bool   `tfsdk:"os_login"`
+}
+
+func (p loginPoolModel) login() loginModel {
+	return loginModel{Count: p.Count, MachineType: p.MachineType, BootDisk: p.BootDisk, Image: p.Image, StartupScript: p.StartupScript,
+		Zone: p.Zone, Labels: p.Labels, EnablePublicIP: p.EnablePublicIP, OSLogin: p.OSLogin}
+}
+
+func poolModel(name types.String, l loginModel) loginPoolModel {
+	return loginPoolModel{Name: name, Count: l.Count, MachineType: l.MachineType, BootDisk: l.BootDisk, Image: l.Image, StartupScript: l.StartupScript,
+		Zone: l.Zone, Labels: l.Labels, EnablePublicIP: l.EnablePublicIP, OSLogin: l.OSLogin}
 }
 
 type slurmModel struct {
@@ -118,6 +148,7 @@ type agentModel struct {
 type loginNodeModel struct {
 	Name       types.String `tfsdk:"name"`
 	InternalIP types.String `tfsdk:"internal_ip"`
+	Zone       types.String `tfsdk:"zone"`
 }
 
 var (
@@ -136,9 +167,12 @@ var (
 	}
 	loginAttrTypes = map[string]attr.Type{
 		"count": types.Int64Type, "machine_type": types.StringType, "boot_disk": bootDiskType, "image": types.StringType,
-		"startup_script": types.StringType,
+		"startup_script": types.StringType, "zone": types.StringType, "labels": types.MapType{ElemType: types.StringType},
+		"enable_public_ip": types.BoolType, "os_login": types.BoolType,
 	}
-	slurmAttrTypes = map[string]attr.Type{
+	loginPoolAttrTypes = withAttr(loginAttrTypes, "name", types.StringType)
+	loginPoolType      = types.ObjectType{AttrTypes: loginPoolAttrTypes}
+	slurmAttrTypes     = map[string]attr.Type{
 		"cluster_name": types.StringType, "scheduler_parameters": types.ListType{ElemType: types.StringType},
 		"prolog": types.StringType, "epilog": types.StringType, "extra": types.MapType{ElemType: types.StringType},
 		"prolog_scripts": types.ListType{ElemType: types.StringType}, "epilog_scripts": types.ListType{ElemType: types.StringType},
@@ -148,6 +182,14 @@ var (
 	serviceAccountType       = types.ObjectType{AttrTypes: serviceAccountAttrTypes}
 	serviceAccountsAttrTypes = map[string]attr.Type{"controller": serviceAccountType, "login": serviceAccountType, "compute": serviceAccountType}
 	agentAttrTypes           = map[string]attr.Type{"url": types.StringType, "sha256": types.StringType, "version": types.StringType}
-	loginNodeAttrTypes       = map[string]attr.Type{"name": types.StringType, "internal_ip": types.StringType}
+	loginNodeAttrTypes       = map[string]attr.Type{"name": types.StringType, "internal_ip": types.StringType, "zone": types.StringType}
 	loginNodeType            = types.ObjectType{AttrTypes: loginNodeAttrTypes}
 )
+
+func withAttr(m map[string]attr.Type, k string, t attr.Type) map[string]attr.Type {
+	out := map[string]attr.Type{k: t}
+	for kk, v := range m {
+		out[kk] = v
+	}
+	return out
+}

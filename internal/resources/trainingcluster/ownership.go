@@ -55,9 +55,9 @@ func (a *applier) unmark(ctx context.Context) error {
 		return err
 	}
 	var marked []*computepb.Instance
-	for _, i := range sortedIndexes(logins) {
-		if tfutil.HasCreateMarker(logins[i].GetLabels()) {
-			marked = append(marked, logins[i])
+	for _, vm := range logins {
+		if tfutil.HasCreateMarker(vm.GetLabels()) {
+			marked = append(marked, vm)
 		}
 	}
 	if err := tfutil.Parallel(marked, func(vm *computepb.Instance) error { return a.dropMarker(ctx, vm) }); err != nil {

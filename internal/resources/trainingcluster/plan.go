@@ -28,6 +28,10 @@ type planner struct {
 	project  string
 	zone     string
 	region   string
+	// configLogin is the configuration's login block (null when left out), which tells an option
+	// left to the cluster from one set to a value not yet known.
+	configLogin types.Object
+	configPools types.List
 }
 
 func known(v attr.Value) bool { return !v.IsNull() && !v.IsUnknown() }
@@ -57,6 +61,8 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	}
 	p := &planner{r: r, plan: &plan, state: &state, hasState: hasState, diags: &resp.Diagnostics}
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("service_account"), &p.configSA)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("login"), &p.configLogin)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("login_pools"), &p.configPools)...)
 	tfutil.DefaultFromProvider(&plan.Project, state.Project, hasState, r.Provider, "project", p.diags)
 	tfutil.DefaultFromProvider(&plan.Zone, state.Zone, hasState, r.Provider, "zone", p.diags)
 	if p.diags.HasError() {
@@ -76,11 +82,13 @@ func (r *clusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	p.planStorage(ctx, zoneKnown)
 	p.planController(zoneKnown)
 	p.planLogin(zoneKnown)
+	p.planLoginPools(zoneKnown)
 	p.planSlurm()
 	p.planServiceAccount(ctx)
 	p.planAgent()
 	p.planLabels(ctx)
 	p.planCloudOutputs(ctx)
+	p.checkLoginLabels(ctx)
 	if p.diags.HasError() {
 		return
 	}
@@ -129,7 +137,7 @@ func (p *planner) checkWholeCluster(ctx context.Context) {
 		h.NFSVersion = types.StringNull()
 		plan.Home, _ = types.ObjectValueFrom(ctx, homeAttrTypes, h)
 	}
-	for _, v := range []attr.Value{plan.Name, plan.Project, plan.Zone, plan.Network, plan.Subnet, plan.Home, plan.Lustre, plan.Buckets, plan.Storage, plan.Slurm, plan.Accounting, plan.Monitoring, plan.Login, plan.Agent} {
+	for _, v := range []attr.Value{plan.Name, plan.Project, plan.Zone, plan.Network, plan.Subnet, plan.Home, plan.Lustre, plan.Buckets, plan.Storage, plan.Slurm, plan.Accounting, plan.Monitoring, plan.Login, plan.LoginPools, plan.Agent} {
 		if v.IsUnknown() || !fullyKnown(v) {
 			return
 		}
@@ -273,29 +281,49 @@ func (p *planner) planOutputs(ctx context.Context, replacing bool) {
 		plan.SlurmrestdEndpoint = types.StringValue(endpoint(c.InternalIP.ValueString()))
 	}
 
-	l, ok := readObject[loginModel](ctx, plan.Login, p.diags)
 	plan.LoginNodes, plan.SSHCommand = types.ListUnknown(loginNodeType), types.StringUnknown()
-	if ok && known(l.Count) && known(plan.Name) {
-		n := int(l.Count.ValueInt64())
-		var priorNodes []loginNodeModel
-		var priorLogin loginModel
+	if groups, ok := p.plannedGroups(ctx); ok && known(plan.Name) {
+		// The VMs that stay keep their IPs; a new shape or zone recreates them.
+		priorGroups := map[string]loginModel{}
+		priorIPs := map[string]types.String{}
 		if keep && known(st.LoginNodes) {
+			var priorNodes []loginNodeModel
 			p.diags.Append(st.LoginNodes.ElementsAs(ctx, &priorNodes, false)...)
-			p.diags.Append(st.Login.As(ctx, &priorLogin, tfutil.ObjectOpts)...)
+			for _, n := range priorNodes {
+				priorIPs[n.Name.ValueString()] = n.InternalIP
+			}
+			if sg, ok := p.stateGroups(ctx); ok {
+				priorGroups = sg
+			}
 		}
-		sameShape := priorLogin.MachineType.Equal(l.MachineType) && priorLogin.Image.Equal(l.Image) && priorLogin.BootDisk.Equal(l.BootDisk)
-		nodes := make([]loginNodeModel, n)
-		for i := range nodes {
-			name := clusterconfig.LoginName(plan.Name.ValueString(), i)
-			nodes[i] = loginNodeModel{Name: types.StringValue(name), InternalIP: types.StringUnknown()}
-			if sameShape && i < len(priorNodes) && priorNodes[i].Name.ValueString() == name {
-				nodes[i].InternalIP = priorNodes[i].InternalIP
+		nodes := []loginNodeModel{}
+		for _, g := range groups {
+			pl, had := priorGroups[g.pool]
+			sameShape := had && pl.MachineType.Equal(g.l.MachineType) && pl.Image.Equal(g.l.Image) && pl.BootDisk.Equal(g.l.BootDisk) && pl.Zone.Equal(g.l.Zone)
+			for i := range int(g.l.Count.ValueInt64()) {
+				name := clusterconfig.LoginPoolName(plan.Name.ValueString(), g.pool, i)
+				n := loginNodeModel{Name: types.StringValue(name), InternalIP: types.StringUnknown(), Zone: g.l.Zone}
+				if ip, ok := priorIPs[name]; ok && sameShape {
+					n.InternalIP = ip
+				}
+				nodes = append(nodes, n)
 			}
 		}
 		plan.LoginNodes, d = types.ListValueFrom(ctx, loginNodeType, nodes)
 		p.diags.Append(d...)
-		if known(plan.Zone) {
-			plan.SSHCommand = types.StringValue(sshCommand(plan.Name.ValueString(), p.zone, n > 0))
+		first := -1
+		for j, g := range groups {
+			if g.l.Count.ValueInt64() > 0 {
+				first = j
+				break
+			}
+		}
+		switch {
+		case first < 0 && known(plan.Zone):
+			plan.SSHCommand = types.StringValue(sshCommand(clusterconfig.ControllerName(plan.Name.ValueString()), p.zone, true))
+		case first >= 0 && known(groups[first].l.Zone) && known(groups[first].l.EnablePublicIP):
+			g := groups[first]
+			plan.SSHCommand = types.StringValue(sshCommand(clusterconfig.LoginPoolName(plan.Name.ValueString(), g.pool, 0), g.l.Zone.ValueString(), !g.l.EnablePublicIP.ValueBool()))
 		}
 	}
 	// The cluster's own configuration hash changes only with its Slurm settings, accounting and

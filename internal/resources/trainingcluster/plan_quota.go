@@ -61,6 +61,32 @@ func (p *planner) checkQuota(ctx context.Context, replacing bool) {
 			return
 		}
 	}
+	// Login pools count the same way, each against the state's pool of its name.
+	var pools, statePools []loginPoolModel
+	if !known(p.plan.LoginPools) {
+		return
+	}
+	p.diags.Append(p.plan.LoginPools.ElementsAs(ctx, &pools, false)...)
+	if !creating && known(p.state.LoginPools) {
+		p.diags.Append(p.state.LoginPools.ElementsAs(ctx, &statePools, false)...)
+	}
+	for _, pl := range pools {
+		if !known(pl.Count) || !known(pl.MachineType) {
+			return
+		}
+		n := int(pl.Count.ValueInt64())
+		for _, st := range statePools {
+			if st.Name.Equal(pl.Name) {
+				n = 0
+				if st.MachineType.Equal(pl.MachineType) && known(st.Count) {
+					n = int(pl.Count.ValueInt64() - st.Count.ValueInt64())
+				}
+			}
+		}
+		if n > 0 && !add(pl.MachineType.ValueString(), n, loginVMs(n, pl.MachineType.ValueString())+" in login pool "+pl.Name.ValueString()) {
+			return
+		}
+	}
 	if len(need) == 0 {
 		return
 	}

@@ -55,9 +55,3 @@ func (p *planner) planController(zoneKnown bool) {
 	plan.Controller, d = types.ObjectValueFrom(context.Background(), controllerAttrTypes, c)
 	p.diags.Append(d...)
 }
-
-func (p *planner) planLogin(zoneKnown bool) {
-	if l, ok := readObject[loginModel](context.Background(), p.plan.Login, p.diags); ok {
-		p.machineInZone("login.machine_type", l.MachineType, zoneKnown)
-	}
-}

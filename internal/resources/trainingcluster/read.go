@@ -20,7 +20,7 @@ import (
 // observed is the cluster as the cloud holds it.
 type observed struct {
 	ctl    *computepb.Instance // nil: the controller is gone
-	logins map[int]*computepb.Instance
+	logins map[loginKey]*computepb.Instance
 	report tfutil.Report
 	// cluster is the controller's cluster config; nil when it is missing or unreadable.
 	cluster *clusterconfig.Cluster
@@ -44,16 +44,28 @@ func (a *applier) observe(ctx context.Context) (observed, error) {
 		return o, nil
 	}
 	o.ctl = ctl
+	if v, ok := metadataMap(ctl.GetMetadata())[clusterconfig.ClusterKey]; ok {
+		if c, err := clusterconfig.DecodeCluster([]byte(v)); err == nil {
+			o.cluster = &c
+		}
+	}
+	if c := o.cluster; c != nil && c.Cloud != nil {
+		// An import knows the login zones only from here.
+		if c.Cloud.LoginZone != "" {
+			a.oldLoginZones = append(a.oldLoginZones, c.Cloud.LoginZone)
+			if a.d.loginZone == "" {
+				a.d.loginZone = c.Cloud.LoginZone
+			}
+		}
+		for _, p := range c.Cloud.LoginPools {
+			a.oldLoginZones = append(a.oldLoginZones, p.Zone)
+		}
+	}
 	if o.logins, err = a.logins(ctx); err != nil {
 		return o, err
 	}
 	if o.report, err = a.readReport(ctx, ctl.GetName()); err != nil {
 		return o, fmt.Errorf("reading the guest attributes of VM %s: %w", ctl.GetName(), err)
-	}
-	if v, ok := metadataMap(ctl.GetMetadata())[clusterconfig.ClusterKey]; ok {
-		if c, err := clusterconfig.DecodeCluster([]byte(v)); err == nil {
-			o.cluster = &c
-		}
 	}
 	if o.cluster != nil && o.cluster.Monitoring != nil && o.cluster.Monitoring.CloudMonitoring {
 		objs, err := a.findCloud(ctx, controllerID(ctl.GetId()))
@@ -88,7 +100,7 @@ func fillOutputs(ctx context.Context, m *model, o observed, res applyResult) dia
 	m.Controller, d = types.ObjectValueFrom(ctx, controllerAttrTypes, ctl)
 	diags.Append(d...)
 
-	m.LoginNodes, d = loginNodesValue(ctx, o.logins)
+	m.LoginNodes, d = loginNodesValue(ctx, o.logins, o.poolOrder())
 	diags.Append(d...)
 
 	if home, ok := readObject[homeModel](ctx, m.Home, &diags); ok && home.NFSVersion.IsUnknown() {
@@ -110,10 +122,24 @@ func endpoint(ip string) string {
 	return fmt.Sprintf("http://%s:%d", ip, clusterconfig.SlurmrestdPort)
 }
 
-func loginNodesValue(ctx context.Context, logins map[int]*computepb.Instance) (types.List, diag.Diagnostics) {
+// poolOrder is the order of the login pools in the controller's cluster config.
+func (o observed) poolOrder() []string {
+	var out []string
+	if o.cluster != nil && o.cluster.Cloud != nil {
+		for _, p := range o.cluster.Cloud.LoginPools {
+			out = append(out, p.Name)
+		}
+	}
+	return out
+}
+
+func loginNodesValue(ctx context.Context, logins map[loginKey]*computepb.Instance, order []string) (types.List, diag.Diagnostics) {
 	nodes := []loginNodeModel{}
-	for _, i := range sortedIndexes(logins) {
-		nodes = append(nodes, loginNodeModel{Name: types.StringValue(logins[i].GetName()), InternalIP: types.StringValue(internalIP(logins[i]))})
+	for _, vm := range sortedLogins(logins, order) {
+		nodes = append(nodes, loginNodeModel{
+			Name: types.StringValue(vm.GetName()), InternalIP: types.StringValue(internalIP(vm)),
+			Zone: types.StringValue(lastSegment(vm.GetZone())),
+		})
 	}
 	return types.ListValueFrom(ctx, loginNodeType, nodes)
 }
@@ -178,12 +204,12 @@ func flatten(ctx context.Context, p *providerdata.Data, m *model, o observed) di
 	}
 	if c := o.cluster; c != nil && c.Cloud != nil {
 		cm.BootDisk, cm.Image = bootDiskValue(c.Cloud.Controller), types.StringValue(c.Cloud.Controller.Image)
-		diags.Append(flattenCluster(ctx, m, *c, len(o.logins))...)
+		diags.Append(flattenCluster(ctx, m, *c, o.logins)...)
 		setCloudOutputs(ctx, m, o, &diags)
 	} else if !m.Login.IsNull() {
 		var lm loginModel
 		diags.Append(m.Login.As(ctx, &lm, tfutil.ObjectOpts)...)
-		lm.Count = types.Int64Value(int64(len(o.logins)))
+		lm.Count = types.Int64Value(int64(len(ownLogins(o.logins))))
 		m.Login, d = types.ObjectValueFrom(ctx, loginAttrTypes, lm)
 		diags.Append(d...)
 	}
@@ -196,9 +222,12 @@ func flatten(ctx context.Context, p *providerdata.Data, m *model, o observed) di
 	m.Controller, d = types.ObjectValueFrom(ctx, controllerAttrTypes, cm)
 	diags.Append(d...)
 
-	m.LoginNodes, d = loginNodesValue(ctx, o.logins)
+	m.LoginNodes, d = loginNodesValue(ctx, o.logins, o.poolOrder())
 	diags.Append(d...)
-	m.SSHCommand = types.StringValue(sshCommand(m.Name.ValueString(), m.Zone.ValueString(), len(o.logins) > 0 && o.logins[0] != nil))
+	m.SSHCommand = types.StringValue(sshCommand(ctl.GetName(), m.Zone.ValueString(), true))
+	if vms := sortedLogins(o.logins, o.poolOrder()); len(vms) > 0 {
+		m.SSHCommand = types.StringValue(sshCommand(vms[0].GetName(), lastSegment(vms[0].GetZone()), !hasPublicIP(vms[0])))
+	}
 	m.SlurmrestdEndpoint = types.StringValue(endpoint(internalIP(ctl)))
 	setHashes(ctx, m, o, o.drift(), &diags)
 	return diags
@@ -223,7 +252,7 @@ func bootDiskValue(sh clusterconfig.VMShape) types.Object {
 }
 
 // flattenCluster sets what the controller's cluster config holds.
-func flattenCluster(ctx context.Context, m *model, c clusterconfig.Cluster, logins int) diag.Diagnostics {
+func flattenCluster(ctx context.Context, m *model, c clusterconfig.Cluster, vms map[loginKey]*computepb.Instance) diag.Diagnostics {
 	var diags, d diag.Diagnostics
 	cloud := c.Cloud
 	h := c.Mounts.Home
@@ -277,13 +306,29 @@ func flattenCluster(ctx context.Context, m *model, c clusterconfig.Cluster, logi
 		diags.Append(d...)
 	}
 
+	counts := map[string]int{}
+	for k := range vms {
+		counts[k.pool]++
+	}
 	lm := loginModel{
-		Count: types.Int64Value(int64(logins)), MachineType: types.StringValue(cloud.Login.MachineType),
+		Count: types.Int64Value(int64(counts[""])), MachineType: types.StringValue(cloud.Login.MachineType),
 		BootDisk: bootDiskValue(cloud.Login), Image: types.StringValue(cloud.Login.Image),
 		StartupScript: stringOrNull(c.LoginStartupScript),
+		Zone:          types.StringValue(cloud.Zone), EnablePublicIP: types.BoolValue(cloud.PublicIPs), OSLogin: types.BoolValue(cloud.OSLogin),
+		Labels: stringMapValue(ctx, cloud.LoginLabels, &diags),
+	}
+	if cloud.LoginZone != "" {
+		lm.Zone = types.StringValue(cloud.LoginZone)
+	}
+	if cloud.LoginPublicIP != nil {
+		lm.EnablePublicIP = types.BoolValue(*cloud.LoginPublicIP)
+	}
+	if cloud.LoginOSLogin != nil {
+		lm.OSLogin = types.BoolValue(*cloud.LoginOSLogin)
 	}
 	m.Login, d = types.ObjectValueFrom(ctx, loginAttrTypes, lm)
 	diags.Append(d...)
+	m.LoginPools = flattenPools(ctx, cloud.LoginPools, counts, &diags)
 
 	sl := slurmModel{
 		ClusterName:         types.StringValue(c.Name),
@@ -354,12 +399,12 @@ func stringMapValue(ctx context.Context, v map[string]string, diags *diag.Diagno
 	return m
 }
 
-// sshCommand is how a user reaches the cluster: the first login VM, or the controller when the
-// cluster has none, through Identity-Aware Proxy (the VMs have no public IPs by default).
-func sshCommand(cluster, zone string, hasLogin bool) string {
-	vm := clusterconfig.ControllerName(cluster)
-	if hasLogin {
-		vm = clusterconfig.LoginName(cluster, 0)
+// sshCommand is how a user reaches the cluster: the first login VM in its zone, or the controller
+// when the cluster has none, through Identity-Aware Proxy unless the VM has a public IP (the VMs
+// have none by default).
+func sshCommand(vm, zone string, iap bool) string {
+	if !iap {
+		return fmt.Sprintf("gcloud compute ssh %s --zone %s", vm, zone)
 	}
 	return fmt.Sprintf("gcloud compute ssh %s --zone %s --tunnel-through-iap", vm, zone)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -54,7 +55,7 @@ func (r *clusterResource) Create(ctx context.Context, req resource.CreateRequest
 	}
 	a := r.applier(s)
 	a.creating = true
-	res, err := a.apply(ctx, false)
+	res, err := a.apply(ctx, nil)
 	if tfutil.IsNotOurs(err) {
 		// Another state's cluster, refused before anything was changed: nothing of it is recorded,
 		// so this state's destroy never touches it.
@@ -115,7 +116,13 @@ func (r *clusterResource) Update(ctx context.Context, req resource.UpdateRequest
 		return
 	}
 	a := r.applier(s)
-	recreate := prior.login != s.login
+	recreate := map[string]bool{}
+	for _, g := range prior.groups() {
+		a.oldLoginZones = append(a.oldLoginZones, g.zone)
+		if now, ok := s.group(g.pool); ok && now.shape != g.shape {
+			recreate[g.pool] = true
+		}
+	}
 	res, err := a.apply(ctx, recreate)
 	rctx, rcancel := tfutil.Detached(ctx)
 	defer rcancel()
@@ -147,7 +154,10 @@ func (r *clusterResource) Read(ctx context.Context, req resource.ReadRequest, re
 		return
 	}
 	s := &desired{name: state.Name.ValueString(), project: state.Project.ValueString(), zone: state.Zone.ValueString()}
-	o, err := r.applier(s).observe(ctx)
+	s.loginZone = stateLoginZone(ctx, &state)
+	ap := r.applier(s)
+	ap.oldLoginZones = statePoolZones(ctx, &state)
+	o, err := ap.observe(ctx)
 	if err != nil {
 		resp.Diagnostics.AddError("Unable to read "+what+" "+s.name, err.Error())
 		return
@@ -179,7 +189,31 @@ func (r *clusterResource) Delete(ctx context.Context, req resource.DeleteRequest
 	ctx, cancel := tfutil.Deadline(ctx, state.Timeouts.Delete, defaultDeleteTimeout, &resp.Diagnostics)
 	defer cancel()
 	s := &desired{name: state.Name.ValueString(), project: state.Project.ValueString(), zone: state.Zone.ValueString()}
-	if err := r.applier(s).destroy(ctx); err != nil {
+	s.loginZone = stateLoginZone(ctx, &state)
+	ap := r.applier(s)
+	ap.oldLoginZones = statePoolZones(ctx, &state)
+	if err := ap.destroy(ctx); err != nil {
 		resp.Diagnostics.AddError("Unable to delete "+what+" "+s.name, err.Error())
 	}
+}
+
+// stateLoginZone is the zone a state's login VMs are in: login.zone, or "" (the cluster's zone, or
+// the one the controller's cluster config names) in a state that does not know it: an import, or
+// one written before login VMs had a zone of their own.
+func stateLoginZone(ctx context.Context, m *model) string {
+	var diags diag.Diagnostics
+	if l, ok := readObject[loginModel](ctx, m.Login, &diags); ok && known(l.Zone) {
+		return l.Zone.ValueString()
+	}
+	return ""
+}
+
+// statePoolZones are the zones of a state's login pools.
+func statePoolZones(ctx context.Context, m *model) []string {
+	var diags diag.Diagnostics
+	var out []string
+	for _, g := range poolsDesired(ctx, m, m.Zone.ValueString(), &diags) {
+		out = append(out, g.zone)
+	}
+	return out
 }

@@ -59,6 +59,7 @@ func TestAccTrainingCluster_basic(t *testing.T) {
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("login_nodes"), knownvalue.ListExact([]knownvalue.Check{
 						knownvalue.ObjectExact(map[string]knownvalue.Check{
 							"name": knownvalue.StringExact("hcb-login-0"), "internal_ip": knownvalue.StringRegexp(regexp.MustCompile(`^10\.0\.\d+\.\d+$`)),
+							"zone": knownvalue.StringExact("us-central1-a"),
 						}),
 					})),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("ssh_command"), knownvalue.StringExact("gcloud compute ssh hcb-login-0 --zone us-central1-a --tunnel-through-iap")),

@@ -95,6 +95,9 @@ func loginDefault() types.Object {
 	return types.ObjectValueMust(loginAttrTypes, map[string]attr.Value{
 		"count": types.Int64Value(defaultLoginCount), "machine_type": types.StringValue(defaultLoginMachine),
 		"boot_disk": bootDiskDefault(), "image": types.StringValue(defaultImage), "startup_script": types.StringNull(),
+		// Filled from the cluster's zone, public IPs and OS Login at plan (plan_login.go).
+		"zone": types.StringUnknown(), "labels": tfutil.EmptyMap(types.StringType),
+		"enable_public_ip": types.BoolUnknown(), "os_login": types.BoolUnknown(),
 	})
 }
 
@@ -225,30 +228,16 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"login": schema.SingleNestedAttribute{
 				Optional: true, Computed: true,
 				Default:             objectdefault.StaticValue(loginDefault()),
-				MarkdownDescription: fmt.Sprintf("The login VMs (`<name>-login-<i>`). Default: %d `%s`. Changing any of it is done in place: VMs are added, removed or recreated one by one; the controller is untouched.", defaultLoginCount, defaultLoginMachine),
-				Attributes: map[string]schema.Attribute{
-					"count": schema.Int64Attribute{
-						Optional: true, Computed: true, Default: int64default.StaticInt64(defaultLoginCount),
-						MarkdownDescription: fmt.Sprintf("Number of login VMs, 0-%d. Default %d.", clusterconfig.MaxLoginNodes, defaultLoginCount),
-						Validators:          []validator.Int64{int64validator.Between(0, clusterconfig.MaxLoginNodes)},
-					},
-					"machine_type": schema.StringAttribute{
-						Optional: true, Computed: true, Default: stringdefault.StaticString(defaultLoginMachine),
-						MarkdownDescription: "Machine type, offered in the zone. Default `" + defaultLoginMachine + "`.",
-					},
-					"boot_disk": bootDiskAttribute(false),
-					"image": schema.StringAttribute{
-						Optional: true, Computed: true, Default: stringdefault.StaticString(defaultImage),
-						MarkdownDescription: "Boot image or image family. Default `" + defaultImage + "`.",
-					},
-					"startup_script": schema.StringAttribute{
-						Optional: true,
-						MarkdownDescription: "A script (starting with `#!`) each login VM runs once per boot, after its own bootstrap (mounts, munge, Slurm's configuration). " +
-							"Its output is in the serial console (lines starting `startup-script:`); a failure fails the apply with its exit code and last output. A change runs the new script on the running VMs.",
-						Validators: []validator.String{tfutil.StringCheck{Desc: "a script starting with #!", Check: clusterconfig.ValidateStartupScript}},
-					},
-				},
+				MarkdownDescription: fmt.Sprintf("The login VMs (`<name>-login-<i>`); `login_pools` adds further groups. Default: %d `%s`. Changing any of it is done in place: VMs are added, removed or recreated one by one; the controller is untouched.", defaultLoginCount, defaultLoginMachine),
+				Attributes:          loginAttributes(),
 			},
+			"login_pools": tfutil.OptionalListNested(schema.ListNestedAttribute{
+				MarkdownDescription: fmt.Sprintf("Further groups of login VMs (`<name>-login-<pool>-<i>`), each with the options of `login` (and the same defaults: "+
+					"zone, public IP and OS Login the cluster's, %d `%s`), e.g. a pool with public IPs in another zone for one team. At most %d pools. "+
+					"Changes are applied like `login`'s; a pool removed from the list has its VMs deleted.", defaultLoginCount, defaultLoginMachine, maxLoginPools),
+				Validators:   []validator.List{listvalidator.SizeAtMost(maxLoginPools)},
+				NestedObject: schema.NestedAttributeObject{Attributes: loginPoolAttributes()},
+			}),
 			"slurm": schema.SingleNestedAttribute{
 				Optional: true, Computed: true,
 				Default:             objectdefault.StaticValue(slurmDefault()),
@@ -299,7 +288,7 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"monitoring": monitoringAttribute(),
 			"os_login": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
-				MarkdownDescription: "Manage SSH access with OS Login (IAM) instead of metadata SSH keys. Default true; project-wide SSH keys are blocked either way.",
+				MarkdownDescription: "Manage SSH access with OS Login (IAM) instead of metadata SSH keys, on the controller and (unless `login.os_login` says otherwise) the login VMs. Default true; project-wide SSH keys are blocked either way.",
 			},
 			"service_account": schema.SingleNestedAttribute{
 				Optional: true, Computed: true,
@@ -329,7 +318,7 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			},
 			"enable_public_ips": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
-				MarkdownDescription: "Give the VMs external IPs. Default false: VMs reach the internet through the network's Cloud NAT and users connect through IAP. Changing it replaces the cluster.",
+				MarkdownDescription: "Give the controller and (unless `login.enable_public_ip` says otherwise) the login VMs external IPs. Default false: VMs reach the internet through the network's Cloud NAT and users connect through IAP. Changing it replaces the cluster.",
 			},
 			"shielded_vm": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
@@ -362,15 +351,16 @@ func (r *clusterResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			},
 			"login_nodes": schema.ListNestedAttribute{
 				Computed:            true,
-				MarkdownDescription: "The login VMs, in index order.",
+				MarkdownDescription: "The login VMs: the `login` block's in index order, then each of `login_pools` in order.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"name":        computedString("VM name and host name."),
 					"internal_ip": computedString("Internal IP."),
+					"zone":        computedString("Zone of the VM (its group's `zone`)."),
 				}},
 			},
 			"ssh_command": schema.StringAttribute{
 				Computed:            true,
-				MarkdownDescription: "`gcloud compute ssh` through IAP to the first login VM (the controller when there is none).",
+				MarkdownDescription: "`gcloud compute ssh` to the first of `login_nodes` in its zone (the controller when there is none), through IAP unless that VM has a public IP.",
 			},
 			"slurmrestd_endpoint": schema.StringAttribute{
 				Computed:            true,

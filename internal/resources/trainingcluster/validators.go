@@ -1,12 +1,16 @@
 package trainingcluster
 
 import (
+	"context"
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/resources/internal/tfutil"
 )
 
@@ -31,4 +35,46 @@ func subnetValidator() validator.String {
 		_, _, _, err := parseSubnet(s)
 		return err
 	}}
+}
+
+// loginLabelsValidator refuses the product's own label keys in login.labels: the cluster and role
+// labels are how partitions, the agent and this resource find the VMs, and the creation marker is
+// the provider's (tfutil/label_ownership.go).
+type loginLabelsValidator struct{}
+
+func (loginLabelsValidator) Description(context.Context) string {
+	return "no label key starting with " + productLabelPrefix
+}
+func (v loginLabelsValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (loginLabelsValidator) ValidateMap(_ context.Context, req validator.MapRequest, resp *validator.MapResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	var keys []string
+	for k := range req.ConfigValue.Elements() {
+		if strings.HasPrefix(k, productLabelPrefix) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		tfutil.AddInvalid(&resp.Diagnostics, req.Path, fmt.Sprintf("label %q: keys starting with %q are the provider's own (%s, %s, %s) and cannot be set",
+			k, productLabelPrefix, labelCluster, labelRole, tfutil.CreateMarkerLabel))
+	}
+}
+
+// maxLoginPoolNameLength keeps a pool's VM names (<cluster>-login-<pool>-<i>) within Compute's 63
+// characters for the longest cluster name.
+const maxLoginPoolNameLength = 63 - clusterconfig.MaxClusterNameLength - len("-login-") - len("-15")
+
+var loginPoolNameRE = regexp.MustCompile(`^[a-z]([-a-z0-9]*[a-z0-9])?$`)
+
+func validateLoginPoolName(name string) error {
+	if !loginPoolNameRE.MatchString(name) || len(name) > maxLoginPoolNameLength {
+		return fmt.Errorf("login pool name %q is invalid: use 1-%d lowercase letters, digits and hyphens, starting with a letter and not ending with a hyphen", name, maxLoginPoolNameLength)
+	}
+	return nil
 }

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
-	"strconv"
 	"strings"
 
 	compute "cloud.google.com/go/compute/apiv1"
@@ -27,6 +25,9 @@ type applier struct {
 	// creating: this apply is a create, which may only finish its own unfinished create
 	// (ownership.go).
 	creating bool
+	// oldLoginZones are zones login VMs may still be in: the prior state's and the controller's
+	// cluster config's login and pool zones.
+	oldLoginZones []string
 }
 
 func (a *applier) wait(ctx context.Context, op *compute.Operation, err error) error {
@@ -73,10 +74,56 @@ func (a *applier) instance(name string, role clusterconfig.Role, shape clusterco
 	return inst
 }
 
+// loginInstance is a login VM of a group: its shape in its zone, with its labels and public IP.
+// The rest is instance()'s, so both roles stay alike.
+func (a *applier) loginInstance(g loginGroup, name string, items map[string]string) *computepb.Instance {
+	inst := a.instance(name, clusterconfig.RoleLogin, g.shape, items)
+	inst.MachineType = proto.String(fmt.Sprintf("zones/%s/machineTypes/%s", g.zone, g.shape.MachineType))
+	inst.Disks[0].InitializeParams.DiskType = proto.String(fmt.Sprintf("zones/%s/diskTypes/%s", g.zone, g.shape.DiskType))
+	inst.Labels = a.groupLabels(g)
+	inst.NetworkInterfaces[0].AccessConfigs = nil
+	if g.publicIP {
+		inst.NetworkInterfaces[0].AccessConfigs = []*computepb.AccessConfig{{Name: proto.String("External NAT"), Type: proto.String("ONE_TO_ONE_NAT")}}
+	}
+	return inst
+}
+
+// setPublicIP gives a login VM an external IP or takes it away, in place (add/deleteAccessConfig on
+// its one network interface).
+func (a *applier) setPublicIP(ctx context.Context, inst *computepb.Instance, want bool) error {
+	name, nic := inst.GetName(), inst.GetNetworkInterfaces()[0]
+	if want {
+		op, err := a.c.Instances.AddAccessConfig(ctx, &computepb.AddAccessConfigInstanceRequest{
+			Project: a.d.project, Zone: a.zoneOf(name), Instance: name, NetworkInterface: nic.GetName(), RequestId: gcp.NewRequestIDPtr(),
+			AccessConfigResource: &computepb.AccessConfig{Name: proto.String("External NAT"), Type: proto.String("ONE_TO_ONE_NAT")},
+		})
+		if err := a.wait(ctx, op, err); err != nil {
+			return fmt.Errorf("adding a public IP to VM %s: %w", name, err)
+		}
+		return nil
+	}
+	for _, ac := range nic.GetAccessConfigs() {
+		op, err := a.c.Instances.DeleteAccessConfig(ctx, &computepb.DeleteAccessConfigInstanceRequest{
+			Project: a.d.project, Zone: a.zoneOf(name), Instance: name, NetworkInterface: nic.GetName(), AccessConfig: ac.GetName(),
+			RequestId: gcp.NewRequestIDPtr(),
+		})
+		if err := a.wait(ctx, op, err); err != nil {
+			return fmt.Errorf("removing the public IP of VM %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// hasPublicIP reports whether a VM has an external IP (an access config).
+func hasPublicIP(inst *computepb.Instance) bool {
+	nics := inst.GetNetworkInterfaces()
+	return len(nics) > 0 && len(nics[0].GetAccessConfigs()) > 0
+}
+
 func metadataMap(md *computepb.Metadata) map[string]string { return tfutil.MetadataMap(md) }
 
 func (a *applier) vm(name string) tfutil.VM {
-	return tfutil.VM{Project: a.d.project, Zone: a.d.zone, Name: name}
+	return tfutil.VM{Project: a.d.project, Zone: a.zoneOf(name), Name: name}
 }
 
 // owned reports whether a VM is one of this cluster's: an existing VM of the same name that is not
@@ -87,7 +134,7 @@ func (a *applier) owned(inst *computepb.Instance) bool {
 
 func (a *applier) notOurs(inst *computepb.Instance) error {
 	return fmt.Errorf("a VM named %s already exists in %s and does not belong to cluster %s (its label %s is %q); delete or rename it, or choose another cluster name",
-		inst.GetName(), a.d.zone, a.d.name, labelCluster, inst.GetLabels()[labelCluster])
+		inst.GetName(), a.zoneOf(inst.GetName()), a.d.name, labelCluster, inst.GetLabels()[labelCluster])
 }
 
 // create inserts a VM with a requestId, so a transport retry never creates it twice. A VM that
@@ -96,7 +143,7 @@ func (a *applier) notOurs(inst *computepb.Instance) error {
 // the creation marker (ownership.go).
 func (a *applier) create(ctx context.Context, inst *computepb.Instance) (*computepb.Instance, error) {
 	op, err := a.c.Instances.Insert(ctx, &computepb.InsertInstanceRequest{
-		Project: a.d.project, Zone: a.d.zone, InstanceResource: inst, RequestId: gcp.NewRequestIDPtr(),
+		Project: a.d.project, Zone: a.zoneOf(inst.GetName()), InstanceResource: inst, RequestId: gcp.NewRequestIDPtr(),
 	})
 	err = a.wait(ctx, op, err)
 	if err != nil && !gcp.IsAlreadyExists(err) {
@@ -147,7 +194,7 @@ func (a *applier) setLabels(ctx context.Context, vm string, labels map[string]st
 			return fmt.Errorf("reading VM %s: %w", vm, err)
 		}
 		op, err := a.c.Instances.SetLabels(ctx, &computepb.SetLabelsInstanceRequest{
-			Project: a.d.project, Zone: a.d.zone, Instance: vm, RequestId: gcp.NewRequestIDPtr(),
+			Project: a.d.project, Zone: a.zoneOf(vm), Instance: vm, RequestId: gcp.NewRequestIDPtr(),
 			InstancesSetLabelsRequestResource: &computepb.InstancesSetLabelsRequest{LabelFingerprint: cur.LabelFingerprint, Labels: labels},
 		})
 		err = a.wait(ctx, op, err)
@@ -160,53 +207,134 @@ func (a *applier) setLabels(ctx context.Context, vm string, labels map[string]st
 	}
 }
 
-// remove deletes a VM of the cluster; one already gone is fine.
+// remove deletes a VM of the cluster in its zone; one already gone is fine.
 func (a *applier) remove(ctx context.Context, vm string) error {
-	op, err := a.c.Instances.Delete(ctx, &computepb.DeleteInstanceRequest{Project: a.d.project, Zone: a.d.zone, Instance: vm, RequestId: gcp.NewRequestIDPtr()})
+	return a.removeIn(ctx, a.zoneOf(vm), vm)
+}
+
+// removeIn deletes a VM in a given zone: a login VM found in a zone it is no longer wanted in.
+func (a *applier) removeIn(ctx context.Context, zone, vm string) error {
+	op, err := a.c.Instances.Delete(ctx, &computepb.DeleteInstanceRequest{Project: a.d.project, Zone: zone, Instance: vm, RequestId: gcp.NewRequestIDPtr()})
 	if err = gcp.IgnoreNotFound(a.wait(ctx, op, err)); err != nil {
-		return fmt.Errorf("deleting VM %s: %w", vm, err)
+		return fmt.Errorf("deleting VM %s in %s: %w", vm, zone, err)
 	}
 	return nil
 }
 
-// logins lists the cluster's login VMs by index. VMs named like login VMs but beyond
-// MaxLoginNodes, or without the cluster's label, are not the cluster's.
-func (a *applier) logins(ctx context.Context) (map[int]*computepb.Instance, error) {
-	it := a.c.Instances.List(ctx, &computepb.ListInstancesRequest{
-		Project: a.d.project, Zone: a.d.zone,
-		Filter: proto.String(fmt.Sprintf("(labels.%s = %q) AND (labels.%s = %q)", labelCluster, a.d.name, labelRole, clusterconfig.RoleLogin)),
-	})
+// zoneOf is the zone a VM of the cluster is wanted in: login VMs have their group's.
+func (a *applier) zoneOf(vm string) string {
+	if pool, _, ok := clusterconfig.ParseLoginName(a.d.name, vm); ok {
+		if g, ok := a.d.group(pool); ok && g.zone != "" {
+			return g.zone
+		}
+	}
+	return a.d.zone
+}
+
+// loginKey names a login VM by its group and index.
+type loginKey struct {
+	pool string
+	i    int
+}
+
+// loginZones are the zones login VMs are looked for in: the cluster's, the wanted login zone and
+// the ones an earlier apply may have left them in (the prior state's).
+func (a *applier) loginZones() []string {
+	zones := []string{a.d.zone}
+	wanted := []string{a.d.loginZone}
+	for _, g := range a.d.pools {
+		wanted = append(wanted, g.zone)
+	}
+	for _, z := range append(wanted, a.oldLoginZones...) {
+		if z != "" && !slices.Contains(zones, z) {
+			zones = append(zones, z)
+		}
+	}
+	return zones
+}
+
+// logins lists the cluster's login VMs by group and index, preferring the one in the wanted zone.
+// VMs named like login VMs but beyond MaxLoginNodes, or without the cluster's label, are not the
+// cluster's.
+func (a *applier) logins(ctx context.Context) (map[loginKey]*computepb.Instance, error) {
+	all, err := a.allLogins(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[loginKey]*computepb.Instance{}
+	for _, inst := range all {
+		pool, i, _ := clusterconfig.ParseLoginName(a.d.name, inst.GetName())
+		k := loginKey{pool, i}
+		if cur, dup := out[k]; !dup || lastSegment(cur.GetZone()) != a.zoneOf(cur.GetName()) {
+			out[k] = inst
+		}
+	}
+	return out, nil
+}
+
+// ownLogins are the login block's VMs by index.
+func ownLogins(m map[loginKey]*computepb.Instance) map[int]*computepb.Instance {
 	out := map[int]*computepb.Instance{}
-	for {
-		inst, err := it.Next()
-		if errors.Is(err, iterator.Done) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("listing the login VMs of cluster %s: %w", a.d.name, gcp.Classify(err))
-		}
-		if i, ok := loginIndex(a.d.name, inst.GetName()); ok && a.owned(inst) {
-			out[i] = inst
+	for k, inst := range m {
+		if k.pool == "" {
+			out[k.i] = inst
 		}
 	}
-}
-
-func loginIndex(cluster, vm string) (int, bool) {
-	rest, ok := strings.CutPrefix(vm, strings.TrimSuffix(clusterconfig.LoginName(cluster, 0), "0"))
-	if !ok || rest == "" || (len(rest) > 1 && rest[0] == '0') {
-		return 0, false
-	}
-	i, err := strconv.Atoi(rest)
-	if err != nil || i < 0 || i >= clusterconfig.MaxLoginNodes {
-		return 0, false
-	}
-	return i, true
-}
-
-func sortedIndexes(m map[int]*computepb.Instance) []int {
-	out := slices.Collect(maps.Keys(m))
-	sort.Ints(out)
 	return out
+}
+
+// sortedLogins orders login VMs: the login block's, then each pool's in order (pools not in order
+// last, by name), each by index.
+func sortedLogins(m map[loginKey]*computepb.Instance, order []string) []*computepb.Instance {
+	rank := func(pool string) int {
+		if pool == "" {
+			return -1
+		}
+		if j := slices.Index(order, pool); j >= 0 {
+			return j
+		}
+		return len(order)
+	}
+	keys := slices.Collect(maps.Keys(m))
+	slices.SortFunc(keys, func(x, y loginKey) int {
+		if rx, ry := rank(x.pool), rank(y.pool); rx != ry {
+			return rx - ry
+		}
+		if x.pool != y.pool {
+			return strings.Compare(x.pool, y.pool)
+		}
+		return x.i - y.i
+	})
+	out := make([]*computepb.Instance, len(keys))
+	for j, k := range keys {
+		out[j] = m[k]
+	}
+	return out
+}
+
+// allLogins lists every login VM of the cluster in every zone of loginZones, the same index
+// possibly twice (a zone move an apply did not finish).
+func (a *applier) allLogins(ctx context.Context) ([]*computepb.Instance, error) {
+	var out []*computepb.Instance
+	for _, zone := range a.loginZones() {
+		it := a.c.Instances.List(ctx, &computepb.ListInstancesRequest{
+			Project: a.d.project, Zone: zone,
+			Filter: proto.String(fmt.Sprintf("(labels.%s = %q) AND (labels.%s = %q)", labelCluster, a.d.name, labelRole, clusterconfig.RoleLogin)),
+		})
+		for {
+			inst, err := it.Next()
+			if errors.Is(err, iterator.Done) {
+				break
+			}
+			if err != nil {
+				return nil, fmt.Errorf("listing the login VMs of cluster %s in %s: %w", a.d.name, zone, gcp.Classify(err))
+			}
+			if _, _, ok := clusterconfig.ParseLoginName(a.d.name, inst.GetName()); ok && a.owned(inst) {
+				out = append(out, inst)
+			}
+		}
+	}
+	return out, nil
 }
 
 func internalIP(inst *computepb.Instance) string {

@@ -26,6 +26,26 @@ run "rejects_bad_name" {
   expect_failures = [var.name]
 }
 
+run "rejects_bad_login_zone" {
+  command = plan
+
+  variables {
+    login = { zone = "us-central1" }
+  }
+
+  expect_failures = [var.login]
+}
+
+run "rejects_login_pool_twice" {
+  command = plan
+
+  variables {
+    login_pools = [{ name = "dev" }, { name = "dev" }]
+  }
+
+  expect_failures = [var.login_pools]
+}
+
 run "rejects_zone_outside_region" {
   command = plan
 
@@ -85,9 +105,10 @@ run "plans_reference_architecture" {
   command = plan
 
   variables {
-    network = { gpu_stack = "tcpxo" }
-    lustre  = { capacity_gib = 18000 }
-    login   = { count = 2 }
+    network     = { gpu_stack = "tcpxo" }
+    lustre      = { capacity_gib = 18000 }
+    login       = { count = 2, zone = "us-central1-b", enable_public_ip = true, labels = { access = "users" } }
+    login_pools = [{ name = "research", count = 1, machine_type = "n2-standard-8" }]
     partitions = {
       debug = { machine_type = "n2-standard-4", static_node_count = 1, default = true }
       a3mega = {
@@ -117,8 +138,18 @@ run "plans_reference_architecture" {
   }
 
   assert {
-    condition     = hypercompute_training_cluster.this.login.count == 2
-    error_message = "The login count must reach the cluster."
+    condition     = hypercompute_training_cluster.this.login.count == 2 && hypercompute_training_cluster.this.login.zone == "us-central1-b" && hypercompute_training_cluster.this.login.enable_public_ip && hypercompute_training_cluster.this.login.labels["access"] == "users"
+    error_message = "The login count, zone, public IP and labels must reach the cluster."
+  }
+
+  assert {
+    condition     = hypercompute_training_cluster.this.login.os_login && output.ssh_command == "gcloud compute ssh mt-cluster-login-0 --zone us-central1-b"
+    error_message = "Login OS Login must default to the cluster's, and ssh_command must reach the first login VM in its zone without IAP."
+  }
+
+  assert {
+    condition     = length(hypercompute_training_cluster.this.login_nodes) == 3 && hypercompute_training_cluster.this.login_nodes[2].name == "mt-cluster-login-research-0" && hypercompute_training_cluster.this.login_pools[0].zone == "us-central1-a"
+    error_message = "The login pool must reach the cluster, its VMs listed after the login block's, in the cluster's zone by default."
   }
 
   assert {
