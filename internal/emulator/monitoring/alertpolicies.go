@@ -327,20 +327,12 @@ func (s *Service) deletePolicy(w http.ResponseWriter, r *http.Request) {
 
 func (s *Service) listPolicies(w http.ResponseWriter, r *http.Request) {
 	project := r.PathValue("project")
-	f := r.URL.Query().Get("filter")
-	var clauses []clause
-	if strings.TrimSpace(f) != "" {
-		var err error
-		if clauses, err = parseFilter(f); err != nil {
-			core.WriteError(w, r, badRequest("Field filter had an invalid value of \"%s\": %v", f, err))
-			return
-		}
-		for _, c := range clauses {
-			if _, ok := userLabel(c.path); !ok && c.path != "display_name" {
-				core.WriteError(w, r, badRequest("Field filter had an invalid value of \"%s\": the emulator filters alert policies by display_name and user_labels only.", f))
-				return
-			}
-		}
+	clauses, ok := listFilter(w, r, func(path string) bool {
+		_, label := userLabel(path)
+		return label || path == "display_name"
+	}, "alert policies by display_name and user_labels")
+	if !ok {
+		return
 	}
 	keep := func(rec core.Record) bool {
 		var p monitoring.AlertPolicy

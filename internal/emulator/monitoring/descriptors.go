@@ -101,20 +101,9 @@ func (s *Service) deleteDescriptor(w http.ResponseWriter, r *http.Request) {
 
 func (s *Service) listDescriptors(w http.ResponseWriter, r *http.Request) {
 	project := r.PathValue("project")
-	f := r.URL.Query().Get("filter")
-	var clauses []clause
-	if strings.TrimSpace(f) != "" {
-		var err error
-		if clauses, err = parseFilter(f); err != nil {
-			core.WriteError(w, r, badRequest("Field filter had an invalid value of \"%s\": %v", f, err))
-			return
-		}
-		for _, c := range clauses {
-			if c.path != "metric.type" {
-				core.WriteError(w, r, badRequest("Field filter had an invalid value of \"%s\": the emulator filters descriptors by metric.type only.", f))
-				return
-			}
-		}
+	clauses, ok := listFilter(w, r, func(path string) bool { return path == "metric.type" }, "descriptors by metric.type")
+	if !ok {
+		return
 	}
 	keep := func(rec core.Record) bool {
 		typ := strings.TrimPrefix(rec.Key, "projects/"+project+"/metricDescriptors/")

@@ -2,7 +2,10 @@ package monitoring
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
+
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/emulator/core"
 )
 
 // clause is one `path = "value"` (or `path = starts_with("value")`) term of a Monitoring filter.
@@ -104,4 +107,25 @@ func labelPath(path, object string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// listFilter reads a list call's optional ?filter=, whose clauses may only name the fields served says it
+// serves (what: the emulator's words for them); it answers the 400 itself and reports false then.
+func listFilter(w http.ResponseWriter, r *http.Request, served func(path string) bool, what string) ([]clause, bool) {
+	f := r.URL.Query().Get("filter")
+	if strings.TrimSpace(f) == "" {
+		return nil, true
+	}
+	clauses, err := parseFilter(f)
+	if err != nil {
+		core.WriteError(w, r, badRequest("Field filter had an invalid value of \"%s\": %v", f, err))
+		return nil, false
+	}
+	for _, c := range clauses {
+		if !served(c.path) {
+			core.WriteError(w, r, badRequest("Field filter had an invalid value of \"%s\": the emulator filters %s only.", f, what))
+			return nil, false
+		}
+	}
+	return clauses, true
 }
