@@ -190,19 +190,13 @@ func (s *Service) insertFutureReservation(w http.ResponseWriter, r *http.Request
 		fr.PlanningStatus = proto.String("DRAFT")
 	}
 	normalizeFutureReservation(key, fr)
-	op := s.frOp(r, key, "insert", fr.GetId(), func(tx *core.Tx) error {
+	op := s.reservationOp(r, key, "insert", fr.GetId(), func(tx *core.Tx) error {
 		if tx.Exists(KindFutureReservations, key) {
 			return core.OpAlreadyExists(key)
 		}
 		return tx.Put(KindFutureReservations, key, fr)
 	})
 	core.WriteJSON(w, http.StatusOK, op)
-}
-
-func (s *Service) frOp(r *http.Request, key, opType string, id uint64, apply func(tx *core.Tx) error) *computepb.Operation {
-	project, zone, _ := scopePartsOf(key)
-	return s.Ops.StartCompute(r, core.ComputeOp{Project: project, Zone: zone, OperationType: opType, TargetLink: key, TargetID: id,
-		Apply: func(tx *core.Tx, _ *computepb.Operation) error { return apply(tx) }})
 }
 
 // normalizeFutureReservation fills the output fields.
@@ -265,7 +259,7 @@ func (s *Service) cancelFutureReservation(w http.ResponseWriter, r *http.Request
 		fail(w, r, err)
 		return
 	}
-	op := s.frOp(r, key, "cancel", fr.GetId(), func(tx *core.Tx) error {
+	op := s.reservationOp(r, key, "cancel", fr.GetId(), func(tx *core.Tx) error {
 		var cur computepb.FutureReservation
 		if ok, _ := tx.Get(KindFutureReservations, key, &cur); !ok {
 			return core.OpNotFound(key)
@@ -306,7 +300,7 @@ func (s *Service) deleteFutureReservation(w http.ResponseWriter, r *http.Request
 		fail(w, r, core.BadRequest("invalid", fmt.Sprintf("The future reservation '%s' in status %s can only be deleted after it is cancelled or has reached its end time.", fr.GetName(), st)))
 		return
 	}
-	op := s.frOp(r, key, "delete", fr.GetId(), func(tx *core.Tx) error {
+	op := s.reservationOp(r, key, "delete", fr.GetId(), func(tx *core.Tx) error {
 		if !tx.Exists(KindFutureReservations, key) {
 			return core.OpNotFound(key)
 		}
@@ -364,7 +358,7 @@ func (s *Service) updateFutureReservation(w http.ResponseWriter, r *http.Request
 	if next.GetPlanningStatus() == "SUBMITTED" && next.GetStatus().GetProcurementStatus() == frDrafting {
 		next.Status.ProcurementStatus = proto.String(frPendingApproval)
 	}
-	op := s.frOp(r, key, "update", cur.GetId(), func(tx *core.Tx) error {
+	op := s.reservationOp(r, key, "update", cur.GetId(), func(tx *core.Tx) error {
 		if !tx.Exists(KindFutureReservations, key) {
 			return core.OpNotFound(key)
 		}

@@ -3,13 +3,13 @@ package nodepartition
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"time"
 
 	"cloud.google.com/go/compute/apiv1/computepb"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/hypercompute/terraform-provider-hypercompute/internal/catalog"
 	cc "github.com/hypercompute/terraform-provider-hypercompute/internal/clusterconfig"
 	"github.com/hypercompute/terraform-provider-hypercompute/internal/gcp"
 )
@@ -20,10 +20,8 @@ import (
 // no VM: the controller's agent creates the nodes on the delivered reservation and removes them at the end
 // (cc.Calendar, agent/calendar.go).
 
-var rfc1035 = regexp.MustCompile(`^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$`)
-
 func checkFutureReservationName(s string) error {
-	if !rfc1035.MatchString(s) {
+	if !catalog.IsValidResourceName(s) {
 		return fmt.Errorf("%q is not a future reservation name (lower-case letters, digits and hyphens, 1-63 characters, starting with a letter)", s)
 	}
 	return nil
